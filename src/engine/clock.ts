@@ -1,0 +1,46 @@
+/**
+ * The one source of "now". Every ladder, lease and notice reads it, so tests
+ * move time instead of sleeping.
+ */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock that only moves when told to; for tests and simulations. */
+export class ManualClock implements Clock {
+  #ms: number;
+  constructor(start: Date | string = '2026-01-15T12:00:00.000Z') {
+    this.#ms = new Date(start).getTime();
+  }
+  now(): Date {
+    return new Date(this.#ms);
+  }
+  advance(ms: number): void {
+    this.#ms += ms;
+  }
+  set(to: Date | string): void {
+    this.#ms = new Date(to).getTime();
+  }
+}
+
+/** Dominican Republic time: UTC-4 all year, no daylight saving. */
+const DOMINICAN_OFFSET_MS = -4 * 60 * 60 * 1000;
+
+/** The instant as ISO 8601 with the Dominican offset, e.g. 2026-11-22T08:00:00.000-04:00. */
+export function toDominicanIso(instant: Date | string): string {
+  const ms = new Date(instant).getTime();
+  const local = new Date(ms + DOMINICAN_OFFSET_MS).toISOString();
+  return `${local.slice(0, -1)}-04:00`;
+}
+
+/** The Dominican calendar date (YYYY-MM-DD) of an instant. */
+export function dominicanDate(instant: Date | string): string {
+  return toDominicanIso(instant).slice(0, 10);
+}
+
+/** Stored form of an instant: UTC ISO with milliseconds, which sorts as text. */
+export function toStoredInstant(instant: Date): string {
+  return instant.toISOString();
+}

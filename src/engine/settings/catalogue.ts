@@ -1,0 +1,94 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Nullable } from '../schema-types.js';
+
+/**
+ * Runtime settings the appliance knows, with their type and default.
+ * `tenant` settings have a platform-wide value that each tenant may override;
+ * `platform` settings exist once for the whole appliance.
+ */
+export interface SettingDefinition {
+  readonly key: string;
+  readonly scope: 'platform' | 'tenant';
+  readonly schema: TSchema;
+  readonly default: unknown;
+  readonly description: string;
+}
+
+const define = <const K extends string>(
+  key: K,
+  scope: SettingDefinition['scope'],
+  schema: TSchema,
+  defaultValue: unknown,
+  description: string,
+) => ({ key, scope, schema, default: defaultValue, description }) satisfies SettingDefinition;
+
+export const SETTINGS = [
+  define(
+    'sequences.mode',
+    'tenant',
+    Type.Union([Type.Literal('managed'), Type.Literal('external')], {
+      errorMessage: 'must be managed or external',
+    }),
+    'managed',
+    'managed: the appliance assigns e-NCF numbers from loaded ranges; external: the caller sends encf and sequenceExpiresOn.',
+  ),
+  define(
+    'sequences.low_stock_fraction',
+    'tenant',
+    Type.Number({ exclusiveMinimum: 0, maximum: 1, errorMessage: 'must be a number above 0 and at most 1' }),
+    0.2,
+    'A range is low on stock when remaining/capacity is at or below this fraction.',
+  ),
+  define(
+    'representation.default_layout',
+    'tenant',
+    Type.Union([Type.Literal('letter'), Type.Literal('pos')], { errorMessage: 'must be letter or pos' }),
+    'letter',
+    'Layout of the printed representation when the request does not choose one.',
+  ),
+  define(
+    'retry.max',
+    'tenant',
+    Type.Integer({ minimum: 0, maximum: 20, errorMessage: 'must be an integer from 0 to 20' }),
+    3,
+    'Automatic resends of the same signed XML after a transient authority rejection.',
+  ),
+  define(
+    'alerts.rejection_rate_threshold_pct',
+    'tenant',
+    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100 })),
+    null,
+    'Share of rejected e-CF in the last hour (percent) that raises alert.rejection_spike; null turns it off.',
+  ),
+  define(
+    'alerts.no_emission_hours',
+    'tenant',
+    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 720 })),
+    null,
+    'Business hours without any e-CF issued before alert.emission_silence; null turns it off.',
+  ),
+  define(
+    'alerts.business_hours',
+    'tenant',
+    Nullable(
+      Type.String({
+        pattern: '^(?:[01]\\d|2[0-3]):[0-5]\\d-(?:[01]\\d|2[0-3]):[0-5]\\d$',
+        errorMessage: 'must be HH:MM-HH:MM in Dominican time, e.g. 08:00-18:00',
+      }),
+    ),
+    null,
+    'Business hours (Dominican time) counted by the emission-silence alert.',
+  ),
+  define(
+    'webhooks.development_mode',
+    'platform',
+    Type.Boolean({ errorMessage: 'must be true or false' }),
+    false,
+    'Allows plain-HTTP webhook URLs, for trying receivers on a development machine.',
+  ),
+] as const;
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+export const settingDefinition = (key: string): SettingDefinition | undefined =>
+  SETTINGS.find((s) => s.key === key);

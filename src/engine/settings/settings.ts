@@ -1,0 +1,104 @@
+import { Value } from '@sinclair/typebox/value';
+import type { Engine } from '../engine.js';
+import { EngineError, ValidationError } from '../errors.js';
+import { fieldErrors } from '../validation.js';
+import { requireTenant } from '../tenants/tenants.js';
+import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';
+
+const PLATFORM = 'platform';
+
+export interface SettingView {
+  readonly key: string;
+  readonly value: unknown;
+  /** Where the effective value comes from. */
+  readonly source: 'default' | 'platform' | 'tenant';
+  readonly scope: SettingDefinition['scope'];
+  readonly default: unknown;
+  readonly description: string;
+}
+
+function definition(key: string): SettingDefinition {
+  const def = settingDefinition(key);
+  if (!def) {
+    throw new ValidationError(
+      [{ path: 'key', code: 'UnknownSetting', message: `unknown setting; known: ${SETTINGS.map((s) => s.key).join(', ')}` }],
+      `Unknown setting ${key}.`,
+    );
+  }
+  return def;
+}
+
+/** The effective value: the tenant's own, else the platform's, else the default. */
+export async function getSetting<T = unknown>(engine: Engine, key: SettingKey, tenantId?: string | null): Promise<T> {
+  return (await settingView(engine, key, tenantId)).value as T;
+}
+
+export async function settingView(engine: Engine, key: string, tenantId?: string | null): Promise<SettingView> {
+  const def = definition(key);
+  const scopes = tenantId && def.scope === 'tenant' ? [tenantId, PLATFORM] : [PLATFORM];
+  const rows = await engine.db
+    .selectFrom('settings')
+    .select(['scope', 'value'])
+    .where('key', '=', key)
+    .where('scope', 'in', scopes)
+    .execute();
+  const own = rows.find((r) => r.scope !== PLATFORM);
+  const platform = rows.find((r) => r.scope === PLATFORM);
+  const hit = own ?? platform;
+  return {
+    key,
+    value: hit ? (JSON.parse(hit.value) as unknown) : def.default,
+    source: own ? 'tenant' : platform ? 'platform' : 'default',
+    scope: def.scope,
+    default: def.default,
+    description: def.description,
+  };
+}
+
+export async function listSettings(engine: Engine, tenantId?: string | null): Promise<SettingView[]> {
+  if (tenantId) await requireTenant(engine.db, tenantId);
+  return Promise.all(SETTINGS.map((s) => settingView(engine, s.key, tenantId)));
+}
+
+/**
+ * Reads a value typed on a command line: JSON when it parses (0.2, true,
+ * null, "x"), the raw text otherwise (managed, 08:00-18:00).
+ */
+export function parseSettingText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export async function setSetting(
+  engine: Engine,
+  key: string,
+  value: unknown,
+  tenantId?: string | null,
+): Promise<SettingView> {
+  const def = definition(key);
+  if (tenantId && def.scope === 'platform') {
+    throw new EngineError('validation', 'Settings.PlatformOnly', `${key} is a platform setting and cannot be set per tenant.`);
+  }
+  if (tenantId) await requireTenant(engine.db, tenantId);
+  const errors = fieldErrors(def.schema, value, 'value');
+  if (errors.length > 0) throw new ValidationError(errors, `Invalid value for ${key}.`);
+  const scope = tenantId ?? PLATFORM;
+  const row = { scope, key, value: JSON.stringify(Value.Clone(value)), updated_at: engine.clock.now().toISOString() };
+  await engine.db
+    .insertInto('settings')
+    .values(row)
+    .onConflict((oc) => oc.columns(['scope', 'key']).doUpdateSet({ value: row.value, updated_at: row.updated_at }))
+    .execute();
+  return settingView(engine, key, tenantId);
+}
+
+/** Removes an override so the platform value or the default applies again. */
+export async function unsetSetting(engine: Engine, key: string, tenantId?: string | null): Promise<SettingView> {
+  definition(key);
+  if (tenantId) await requireTenant(engine.db, tenantId);
+  await engine.db.deleteFrom('settings').where('key', '=', key).where('scope', '=', tenantId ?? PLATFORM).execute();
+  return settingView(engine, key, tenantId);
+}

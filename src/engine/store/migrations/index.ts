@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './0001-foundation.js';
+
+/** Every migration, in order. Names sort in apply order; each has a down step. */
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};

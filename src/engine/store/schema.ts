@@ -1,0 +1,108 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row shapes of the SQLite file. Instants are stored as UTC ISO text with
+ * milliseconds (sorts as text); JSON columns hold serialised text.
+ */
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  plan: string;
+  max_tenants: number;
+  monthly_ecf_quota: number;
+  max_members: number;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface OrganizationMembersTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string | null;
+  role: string;
+  created_at: string;
+}
+
+export interface TenantsTable {
+  id: string;
+  organization_id: string | null;
+  rnc: string;
+  legal_name: string;
+  trade_name: string | null;
+  default_environment: string;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface EmitterProfilesTable {
+  id: string;
+  tenant_id: string;
+  address: string;
+  municipality: string | null;
+  province: string | null;
+  phones: string;
+  email: string | null;
+  economic_activity: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  prefix: string;
+  key_hash: string;
+  role: string;
+  tenant_id: string | null;
+  organization_id: string | null;
+  member_id: string | null;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface SettingsTable {
+  scope: string;
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_id: string | null;
+  type: string;
+  api_version: number;
+  created_at: string;
+  data: string;
+  fact_key: string | null;
+}
+
+export interface WorkTable {
+  id: string;
+  kind: string;
+  tenant_id: string | null;
+  ref: string | null;
+  payload: string;
+  due_at: string;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
+  tenants: TenantsTable;
+  emitter_profiles: EmitterProfilesTable;
+  api_keys: ApiKeysTable;
+  settings: SettingsTable;
+  events: EventsTable;
+  work: WorkTable;
+}

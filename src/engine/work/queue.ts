@@ -1,0 +1,167 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { WorkTable } from '../store/schema.js';
+import { newId } from '../ids.js';
+
+/**
+ * The durable work table. Anything that talks to the network (the tax
+ * authority, webhook receivers) is a row here: written in the transaction of
+ * the fact that caused it, claimed later with a lease, performed outside any
+ * transaction, then completed or rescheduled. A lease that expires is claimed
+ * again, so every handler must be idempotent.
+ */
+
+export interface WorkItem<P = unknown> {
+  readonly id: string;
+  readonly kind: string;
+  readonly tenantId: string | null;
+  readonly ref: string | null;
+  readonly payload: P;
+  readonly dueAt: string;
+  /** Claims so far, this one included. */
+  readonly attempts: number;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: string | null;
+  readonly lastError: string | null;
+}
+
+export interface EnqueueInput {
+  readonly kind: string;
+  readonly tenantId?: string | null;
+  /** What the work is about; one pending item per (kind, ref). */
+  readonly ref?: string | null;
+  readonly payload?: unknown;
+  readonly dueAt?: Date;
+}
+
+/** A name for this process's claims; distinct per process and per call site. */
+export const leaseOwnerName = (label = 'worker'): string =>
+  `${label}@${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+function toItem(row: Selectable<WorkTable>): WorkItem {
+  return {
+    id: row.id,
+    kind: row.kind,
+    tenantId: row.tenant_id,
+    ref: row.ref,
+    payload: JSON.parse(row.payload) as unknown,
+    dueAt: row.due_at,
+    attempts: row.attempts,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    lastError: row.last_error,
+  };
+}
+
+/**
+ * Adds work (pass the transaction of the fact that causes it). When an item
+ * with the same kind and ref is already pending, nothing is added and its id
+ * is returned.
+ */
+export async function enqueue(db: Db, now: Date, input: EnqueueInput): Promise<string> {
+  const id = newId();
+  const stamp = now.toISOString();
+  const inserted = await db
+    .insertInto('work')
+    .values({
+      id,
+      kind: input.kind,
+      tenant_id: input.tenantId ?? null,
+      ref: input.ref ?? null,
+      payload: JSON.stringify(input.payload ?? null),
+      due_at: (input.dueAt ?? now).toISOString(),
+      attempts: 0,
+      created_at: stamp,
+      updated_at: stamp,
+    })
+    .onConflict((oc) => oc.columns(['kind', 'ref']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return inserted.id;
+  const existing = await db
+    .selectFrom('work')
+    .select('id')
+    .where('kind', '=', input.kind)
+    .where('ref', '=', input.ref ?? null)
+    .executeTakeFirstOrThrow();
+  return existing.id;
+}
+
+export interface ClaimOptions {
+  readonly kinds: readonly string[];
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly limit: number;
+}
+
+/**
+ * Claims up to `limit` due items whose lease is free or expired, oldest due
+ * first, in one UPDATE ... RETURNING: two claimers can never get the same row.
+ */
+export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<WorkItem[]> {
+  if (options.kinds.length === 0 || options.limit <= 0) return [];
+  const at = now.toISOString();
+  const rows = await db
+    .updateTable('work')
+    .set({
+      lease_owner: options.owner,
+      lease_expires_at: new Date(now.getTime() + options.leaseMs).toISOString(),
+      attempts: sql<number>`attempts + 1`,
+      updated_at: at,
+    })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('work')
+        .select('id')
+        .where('kind', 'in', options.kinds)
+        .where('due_at', '<=', at)
+        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
+        .orderBy('due_at')
+        .limit(options.limit),
+    )
+    .returningAll()
+    .execute();
+  return rows.map(toItem).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+}
+
+/** Finishes a claimed item. False when the lease was lost (expired and claimed by another). */
+export async function complete(db: Db, item: WorkItem, owner: string): Promise<boolean> {
+  const r = await db
+    .deleteFrom('work')
+    .where('id', '=', item.id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return r.numDeletedRows > 0n;
+}
+
+/** Releases a claimed item to run again at `dueAt`. False when the lease was lost. */
+export async function reschedule(
+  db: Db,
+  now: Date,
+  item: WorkItem,
+  owner: string,
+  next: { dueAt: Date; error?: string | null; payload?: unknown },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('work')
+    .set({
+      due_at: next.dueAt.toISOString(),
+      lease_owner: null,
+      lease_expires_at: null,
+      last_error: next.error ?? null,
+      updated_at: now.toISOString(),
+      ...(next.payload === undefined ? {} : { payload: JSON.stringify(next.payload) }),
+    })
+    .where('id', '=', item.id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export async function pendingWork(db: Db, kind?: string): Promise<WorkItem[]> {
+  let q = db.selectFrom('work').selectAll().orderBy('due_at');
+  if (kind) q = q.where('kind', '=', kind);
+  return (await q.execute()).map(toItem);
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Engine } from '../engine/engine.js';
+import { authenticate } from '../engine/tenants/api-keys.js';
+import {
+  assertOrganizationManager,
+  tenantScope,
+  type Principal,
+  type TenantOperation,
+} from '../engine/tenants/access.js';
+
+/**
+ * Each route states who may call it, in its config:
+ * - a tenant operation of the role table (the tenant then comes from the key),
+ * - `{ organizationParam }`: a key of the organization named by that path param,
+ * - `public`: no key (the OpenAPI document).
+ * A route under /api/v1 without a declaration refuses to register.
+ */
+export type Access = TenantOperation | { readonly organizationParam: string } | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The tenant the key is bound to; set on every tenant operation. */
+    tenantId: string;
+  }
+}
+
+export function registerAccess(app: FastifyInstance, engine: Engine): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('tenantId', '');
+
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/v1') && !route.config?.access) {
+      throw new Error(`Route ${route.method} ${route.url} does not declare its access`);
+    }
+  });
+
+  // onRequest: 401/403 come before any body is read or validated.
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access === 'public') return;
+    const header = request.headers['x-api-key'];
+    const principal = await authenticate(engine, Array.isArray(header) ? header[0] : header);
+    request.principal = principal;
+    if (typeof access === 'string') {
+      request.tenantId = tenantScope(principal, access);
+    } else {
+      const params = request.params as Record<string, string | undefined>;
+      assertOrganizationManager(principal, params[access.organizationParam] ?? '');
+    }
+  });
+}

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Engine } from '../engine/engine.js';
+import { registerAccess } from './access.js';
+import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
+import { validatorCompiler } from './validation.js';
+import emitterProfileRoutes from './routes/emitter-profile.js';
+import organizationRoutes from './routes/organizations.js';
+import openapiRoutes from './routes/openapi.js';
+
+export interface AppOptions {
+  readonly engine: Engine;
+  readonly logger?: FastifyServerOptions['logger'];
+  /** Largest request body accepted, in bytes; bigger ones get a 413 problem. */
+  readonly bodyLimit?: number;
+}
+
+export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider']>;
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** The whole /api/v1 surface as a fastify instance; `listen` or `inject` it. */
+export async function buildApp(options: AppOptions) {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ProblemDetails);
+  app.addSchema(ValidationProblemDetails);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const problem = problemFor(error, request.url, request.id);
+    if (problem.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+    return reply.status(problem.status).type('application/problem+json').send(problem.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const body = {
+      type: 'urn:ecf:problem:Http.RouteNotFound',
+      title: 'Not found',
+      status: 404,
+      detail: `No route ${request.method} ${request.url.split('?')[0]}.`,
+      instance: request.url,
+      code: 'Http.RouteNotFound',
+      requestId: request.id,
+    };
+    return reply.status(404).type('application/problem+json').send(body);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'e-CF appliance API',
+        version: '1',
+        description:
+          'Local API of the self-hosted e-CF issuer. Every /api/v1 operation needs an X-API-Key header; errors are RFC 9457 problem details.',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  registerAccess(app, options.engine);
+  await app.register(openapiRoutes);
+  await app.register(emitterProfileRoutes, { engine: options.engine });
+  await app.register(organizationRoutes, { engine: options.engine });
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { ManualClock } from '../src/engine/clock.js';
+import { openEngine, type Engine } from '../src/engine/engine.js';
+import { createOrganization } from '../src/engine/tenants/organizations.js';
+import { createTenant } from '../src/engine/tenants/tenants.js';
+import { createOrganizationApiKey, createTenantApiKey } from '../src/engine/tenants/api-keys.js';
+import { setEmitterProfile } from '../src/engine/tenants/emitter-profile.js';
+import type { TenantRole } from '../src/engine/tenants/schemas.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** A fresh directory removed after the test. */
+export function tempDir(label = 'ecf-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), label));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A real SQLite file in its own directory, migrated, with a clock that moves only when told. */
+export async function testEngine(clock = new ManualClock('2026-03-10T14:00:00.000Z')): Promise<Engine & { clock: ManualClock }> {
+  const dataDir = tempDir();
+  const engine = await openEngine({ dataDir, clock });
+  cleanups.push(() => engine.close());
+  return engine as Engine & { clock: ManualClock };
+}
+
+let rncCounter = 100000000;
+export const nextRnc = (): string => String(++rncCounter);
+
+export async function seedOrganization(engine: Engine, plan = 'office', limits?: Record<string, number>) {
+  return createOrganization(engine, { name: 'Contadores Unidos', plan, owner: { name: 'Ana Pérez' }, ...(limits && { limits }) });
+}
+
+/** A tenant with an emitter profile and one key per role. */
+export async function seedTenant(engine: Engine, options: { organizationId?: string; profile?: boolean } = {}) {
+  const tenant = await createTenant(engine, {
+    rnc: nextRnc(),
+    legalName: 'Ferretería Ñoño SRL',
+    tradeName: 'Ferretería Ñoño',
+    ...(options.organizationId && { organizationId: options.organizationId }),
+  });
+  if (options.profile !== false) {
+    await setEmitterProfile(engine, tenant.id, {
+      address: 'Calle El Conde 12',
+      municipality: '010100',
+      province: '010000',
+      phones: ['809-555-1234'],
+      email: 'caja@ferreteria.do',
+      economicActivity: 'Venta de herramientas',
+    });
+  }
+  const keys = {} as Record<TenantRole, string>;
+  for (const role of ['admin_tenant', 'emisor', 'consultor'] as const) {
+    keys[role] = (await createTenantApiKey(engine, { tenantId: tenant.id, role })).key;
+  }
+  return { tenant, keys };
+}
+
+export async function organizationKey(engine: Engine, organizationId: string, memberId: string) {
+  return (await createOrganizationApiKey(engine, { organizationId, memberId })).key;
+}
