@@ -20,6 +20,7 @@ FormatRegistry.Set('email', (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v));
 
 /** Schemas may carry `errorMessage` to say the rule in words instead of a regex. */
 SetErrorFunction((param) => {
+  if (param.errorType === ValueErrorType.ObjectRequiredProperty) return 'is required';
   const custom = (param.schema as { errorMessage?: unknown }).errorMessage;
   return typeof custom === 'string' ? custom : DefaultErrorFunction(param);
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { authenticate } from '../engine/tenants/api-keys.js';
 import {
+  OPERATION_ROLES,
   assertOrganizationManager,
   tenantScope,
   type Principal,
@@ -21,6 +22,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
   }
+  interface FastifyInstance {
+    /** Every route's declared access, for the docs and the role-table tests. */
+    routeAccess: { method: string; url: string; access: Access }[];
+  }
   interface FastifyRequest {
     principal: Principal | null;
     /** The tenant the key is bound to; set on every tenant operation. */
@@ -32,9 +37,18 @@ export function registerAccess(app: FastifyInstance, engine: Engine): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('tenantId', '');
 
+  const declared: FastifyInstance['routeAccess'] = [];
+  app.decorate('routeAccess', declared);
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/v1') && !route.config?.access) {
-      throw new Error(`Route ${route.method} ${route.url} does not declare its access`);
+    const access = route.config?.access;
+    if (!access) {
+      if (route.url.startsWith('/api/v1')) throw new Error(`Route ${route.method} ${route.url} does not declare its access`);
+      return;
+    }
+    for (const method of [route.method].flat()) if (method !== 'HEAD') declared.push({ method, url: route.url, access });
+    if (typeof access === 'string' && access !== 'public' && route.schema) {
+      const roles = OPERATION_ROLES[access].join(', ');
+      route.schema.description = `${route.schema.description ?? ''}\n\nRoles: ${roles}.`.trim();
     }
   });
 

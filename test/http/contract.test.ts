@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { seedTenant, testEngine } from '../helpers.js';
+
+describe('HTTP contract plumbing', () => {
+  it('serves the OpenAPI document without a key, with request and response schemas on every route', async () => {
+    const engine = await testEngine();
+    const app = await buildApp({ engine });
+    const res = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    for (const r of app.routeAccess.filter((r) => r.access !== 'public')) {
+      const path = r.url.replace(/:([A-Za-z]+)/g, '{$1}');
+      const op = doc.paths[path]?.[r.method.toLowerCase()];
+      expect(op, `${r.method} ${path}`).toBeDefined();
+      expect(Object.keys(op.responses), `${r.method} ${path} responses`).toContain('401');
+      expect(Object.keys(op.responses).some((s) => s.startsWith('2'))).toBe(true);
+      if (r.method === 'PUT' || r.method === 'POST') expect(op.requestBody, `${r.method} ${path} body`).toBeDefined();
+    }
+    const docs = await app.inject({ method: 'GET', url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-type']).toContain('text/html');
+  });
+
+  it('answers unknown routes with a 404 problem', async () => {
+    const engine = await testEngine();
+    const app = await buildApp({ engine });
+    const res = await app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ status: 404, code: 'Http.RouteNotFound' });
+  });
+
+  it('answers 413 with a problem when the body is larger than the limit', async () => {
+    const engine = await testEngine();
+    const app = await buildApp({ engine, bodyLimit: 1024 });
+    const { keys } = await seedTenant(engine);
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/emitter-profile',
+      headers: { 'x-api-key': keys.admin_tenant },
+      payload: { address: 'x'.repeat(5000) },
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ status: 413, title: 'Payload too large' });
+  });
+
+  it('hides internals of unexpected failures behind a 500 problem with a request id', async () => {
+    const engine = await testEngine();
+    const logged: string[] = [];
+    const app = await buildApp({
+      engine,
+      logger: { level: 'error', stream: { write: (line: string) => void logged.push(line) } },
+    });
+    const { keys } = await seedTenant(engine);
+    await engine.db.destroy(); // the store goes away under the server
+    const res = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    expect(res.statusCode).toBe(500);
+    const body = res.json();
+    expect(body).toMatchObject({ status: 500, code: 'Internal', title: 'Internal server error' });
+    expect(JSON.stringify(body)).not.toMatch(/destroyed|kysely|driver/i);
+    expect(logged.join('\n')).toContain(body.requestId);
+  });
+});
