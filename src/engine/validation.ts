@@ -77,7 +77,7 @@ export function fieldErrors(schema: TSchema, value: unknown, prefix = ''): Field
 
 /** The one variant a non-null value can mean in a union without its own message (e.g. T | null). */
 function soleCandidate(schema: TSchema, value: unknown): TSchema | undefined {
-  if ((schema as { errorMessage?: unknown }).errorMessage !== undefined) return undefined;
+  if (value === undefined || (schema as { errorMessage?: unknown }).errorMessage !== undefined) return undefined;
   const variants = ((schema as { anyOf?: TSchema[] }).anyOf ?? []).filter(
     (v) => !(value !== null && (v as { type?: unknown }).type === 'null'),
   );

@@ -56,14 +56,14 @@ export const SETTINGS = [
   define(
     'alerts.rejection_rate_threshold_pct',
     'tenant',
-    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100 })),
+    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100, errorMessage: 'must be a percentage above 0 and at most 100, or null' })),
     null,
     'Share of rejected e-CF in the last hour (percent) that raises alert.rejection_spike; null turns it off.',
   ),
   define(
     'alerts.no_emission_hours',
     'tenant',
-    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 720 })),
+    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 720, errorMessage: 'must be a number of hours above 0 and at most 720, or null' })),
     null,
     'Business hours without any e-CF issued before alert.emission_silence; null turns it off.',
   ),
