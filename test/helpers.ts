@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -64,4 +66,23 @@ export async function seedTenant(engine: Engine, options: { organizationId?: str
 
 export async function organizationKey(engine: Engine, organizationId: string, memberId: string) {
   return (await createOrganizationApiKey(engine, { organizationId, memberId })).key;
+}
+
+/**
+ * The project's shared documents (contract, authority notes, schemas): beside
+ * the checkout as CI has them, or beside the repository this one was cloned
+ * from (a clean clone in a temporary directory), or where ECF_SHARED_DIR says.
+ */
+export function sharedDir(): string {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const candidates = [process.env.ECF_SHARED_DIR, join(root, '..', 'shared')];
+  try {
+    const origin = execFileSync('git', ['config', '--get', 'remote.origin.url'], { cwd: root, encoding: 'utf8' }).trim();
+    if (origin.startsWith('/')) candidates.push(join(origin, '..', 'shared'));
+  } catch {
+    // not a clone: the first two candidates are all there is
+  }
+  const found = candidates.find((c): c is string => !!c && existsSync(join(c, 'spec', 'service-contract.md')));
+  if (!found) throw new Error(`shared documents not found in ${candidates.filter(Boolean).join(', ')}; set ECF_SHARED_DIR`);
+  return found;
 }

@@ -11,9 +11,10 @@ import { emit, listEvents } from '../../src/engine/events/outbox.js';
 import { inTransaction } from '../../src/engine/store/database.js';
 import { createTenant } from '../../src/engine/tenants/tenants.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { nextRnc, testEngine } from '../helpers.js';
+import { join } from 'node:path';
+import { nextRnc, sharedDir, testEngine } from '../helpers.js';
 
-const CONTRACT = new URL('../../../shared/spec/service-contract.md', import.meta.url);
+const CONTRACT = join(sharedDir(), 'spec', 'service-contract.md');
 
 /** The first column of every row of the table under `### Event types` in the contract. */
 function contractEventTypes(): string[] {
