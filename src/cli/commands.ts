@@ -19,6 +19,11 @@ import SettingsList from './commands/settings/list.js';
 import SettingsGet from './commands/settings/get.js';
 import SettingsSet from './commands/settings/set.js';
 import SettingsUnset from './commands/settings/unset.js';
+import CertImport from './commands/cert/import.js';
+import CertList from './commands/cert/list.js';
+import CertShow from './commands/cert/show.js';
+import CertRevoke from './commands/cert/revoke.js';
+import Doctor from './commands/doctor.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -46,4 +51,9 @@ export const commands = {
   'settings:get': SettingsGet,
   'settings:set': SettingsSet,
   'settings:unset': SettingsUnset,
+  'cert:import': CertImport,
+  'cert:list': CertList,
+  'cert:show': CertShow,
+  'cert:revoke': CertRevoke,
+  doctor: Doctor,
 };

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../engine/engine.js';
+import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/certificates.js';
 import { registerAccess } from './access.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
+import certificateRoutes from './routes/certificates.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
 import organizationRoutes from './routes/organizations.js';
 import openapiRoutes from './routes/openapi.js';
@@ -75,8 +78,14 @@ export async function buildApp(options: AppOptions) {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  // One file per request, a certificate's size at most: bigger uploads get a 413 problem.
+  await app.register(multipart, {
+    limits: { fileSize: MAX_CERTIFICATE_FILE_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5 },
+  });
+
   registerAccess(app, options.engine);
   await app.register(openapiRoutes);
+  await app.register(certificateRoutes, { engine: options.engine });
   await app.register(emitterProfileRoutes, { engine: options.engine });
   await app.register(organizationRoutes, { engine: options.engine });
   await app.ready();

@@ -19,7 +19,11 @@ const ext = extname(fileURLToPath(import.meta.url));
 export const jobFile = (name: string): string => join(here, `${name}${ext}`);
 
 /** The appliance's jobs. Later issues add the authority poller, notices, alerts. */
-export const DEFAULT_JOBS: readonly JobSpec[] = [{ name: 'work', path: jobFile('work'), interval: '5s' }];
+export const DEFAULT_JOBS: readonly JobSpec[] = [
+  { name: 'work', path: jobFile('work'), interval: '5s' },
+  // Notices are idempotent, so running more often than daily only makes them timelier.
+  { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h' },
+];
 
 export interface SchedulerOptions {
   readonly dataDir: string;

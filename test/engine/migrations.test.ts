@@ -35,6 +35,11 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     id: true, kind: true, tenant_id: true, ref: true, payload: true, due_at: true, attempts: true, lease_owner: true,
     lease_expires_at: true, last_error: true, created_at: true, updated_at: true,
   },
+  certificates: {
+    id: true, tenant_id: true, subject: true, subject_cn: true, subject_serial_number: true, holder_id: true,
+    issuer: true, serial_number: true, fingerprint_sha256: true, key_bits: true, not_before: true, not_after: true,
+    secret_store: true, secret_ref: true, created_at: true, revoked_at: true,
+  },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

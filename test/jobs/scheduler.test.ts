@@ -41,7 +41,7 @@ describe('bree scheduler', () => {
 
   it('runs the appliance’s own work job against a real data directory', async () => {
     const engine = await testEngine();
-    const summary = nextMessage((m) => typeof m === 'object' && m !== null && 'summary' in m);
+    const summary = nextMessage((m) => typeof m === 'object' && m !== null && (m as { job?: string }).job === 'work');
     const errors: unknown[] = [];
     const scheduler = await startScheduler({ dataDir: engine.dataDir, jobs: DEFAULT_JOBS, onMessage: summary.handle, onError: (_j, e) => errors.push(e) });
     try {

@@ -86,6 +86,15 @@ export const SETTINGS = [
     false,
     'Allows plain-HTTP webhook URLs, for trying receivers on a development machine.',
   ),
+  define(
+    'secrets.store',
+    'platform',
+    Type.Union([Type.Literal('auto'), Type.Literal('keychain'), Type.Literal('file')], {
+      errorMessage: 'must be auto, keychain or file',
+    }),
+    'auto',
+    'Where new secrets rest: the OS keychain, encrypted files beside the database, or auto (the keychain when one answers).',
+  ),
 ] as const;
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];

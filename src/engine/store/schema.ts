@@ -96,6 +96,25 @@ export interface WorkTable {
   updated_at: string;
 }
 
+export interface CertificatesTable {
+  id: string;
+  tenant_id: string;
+  subject: string;
+  subject_cn: string | null;
+  subject_serial_number: string | null;
+  holder_id: string | null;
+  issuer: string;
+  serial_number: string;
+  fingerprint_sha256: string;
+  key_bits: number;
+  not_before: string;
+  not_after: string;
+  secret_store: string;
+  secret_ref: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -105,4 +124,5 @@ export interface Database {
   settings: SettingsTable;
   events: EventsTable;
   work: WorkTable;
+  certificates: CertificatesTable;
 }

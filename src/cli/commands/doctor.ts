@@ -1,0 +1,157 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { EcfCommand } from '../base.js';
+import { table } from '../render.js';
+import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
+import { openEngine, type Engine } from '../../engine/engine.js';
+import { currentSecretStore, keychainAvailable } from '../../engine/secrets/select.js';
+import { settingView } from '../../engine/settings/settings.js';
+import { migrationStatus } from '../../engine/store/migrate.js';
+
+export type DoctorCheck = {
+  readonly check: string;
+  readonly status: 'ok' | 'warn' | 'fail';
+  readonly detail: string;
+};
+
+const POSIX = process.platform !== 'win32';
+const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const octal = (mode: number): string => (mode & 0o777).toString(8).padStart(3, '0');
+
+export default class Doctor extends EcfCommand {
+  static override description =
+    'Check the data directory, database, migrations and secret store; exits 1 when any check fails';
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --data-dir /var/lib/ecf --json'];
+
+  async run() {
+    const { flags } = await this.parse(Doctor);
+    const dataDir = this.dataDir(flags);
+    const checks: DoctorCheck[] = [];
+    const add = (check: string, status: DoctorCheck['status'], detail: string) => checks.push({ check, status, detail });
+
+    const dirOk = checkDataDir(dataDir, add);
+    const dbFile = join(dataDir, DATABASE_FILE);
+    let engine: Engine | undefined;
+    if (!dirOk) {
+      add('database', 'fail', `not checked: the data directory ${dataDir} is not usable`);
+    } else if (!existsSync(dbFile)) {
+      add('database', 'fail', `no database at ${dbFile}; run \`ecf init\``);
+    } else {
+      try {
+        // Opened without migrating: the doctor reports and changes nothing.
+        engine = await openEngine({ dataDir, migrate: false });
+      } catch (err) {
+        add('database', 'fail', `${dbFile} cannot be opened: ${reason(err)}`);
+      }
+    }
+    try {
+      if (engine) {
+        await checkDatabase(engine, dbFile, add);
+        await checkMigrations(engine, add);
+        await checkSecretStore(engine, add);
+      } else {
+        add('migrations', 'fail', 'not checked: no usable database');
+        add('secret-store', 'fail', 'not checked: the secrets.store setting is in the database');
+      }
+    } finally {
+      await engine?.close();
+    }
+    const keychain = await keychainAvailable();
+    add(
+      'keychain',
+      keychain ? 'ok' : 'warn',
+      keychain
+        ? 'an OS keychain answers'
+        : 'no OS keychain answers (on Linux: an unlocked Secret Service such as gnome-keyring); with secrets.store auto or file, secrets are kept in encrypted files',
+    );
+
+    // Exit 1 once the checks are printed (as JSON too): a failed check is an answer, not an error.
+    if (checks.some((c) => c.status === 'fail')) process.exitCode = 1;
+    this.log(table(checks, ['check', 'status', 'detail']));
+    return { checks };
+  }
+
+}
+
+type Add = (check: string, status: DoctorCheck['status'], detail: string) => void;
+
+function checkDataDir(dataDir: string, add: Add): boolean {
+  let mode: number;
+  try {
+    const stat = statSync(dataDir);
+    if (!stat.isDirectory()) {
+      add('data-dir', 'fail', `${dataDir} is not a directory`);
+      return false;
+    }
+    mode = stat.mode;
+  } catch {
+    add('data-dir', 'fail', `${dataDir} does not exist; run \`ecf init\``);
+    return false;
+  }
+  try {
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch {
+    add('data-dir', 'fail', `${dataDir} is not readable and writable by this user`);
+    return false;
+  }
+  if (POSIX && (mode & 0o077) !== 0) {
+    add('data-dir', 'warn', `${dataDir} is open to group or others (mode ${octal(mode)}); run: chmod 700 '${dataDir}'`);
+  } else {
+    add('data-dir', 'ok', `${dataDir} exists and is writable${POSIX ? ', by its owner only' : ''}`);
+  }
+  return true;
+}
+
+async function checkDatabase(engine: Engine, dbFile: string, add: Add): Promise<void> {
+  try {
+    const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(engine.db);
+    // One row per problem, and a row may hold several lines.
+    const results = rows.flatMap((r) => String(Object.values(r)[0]).split('\n')).filter((line) => line.trim() !== '');
+    if (results.length === 1 && results[0] === 'ok') {
+      add('database', 'ok', `${dbFile}: integrity check ok`);
+    } else {
+      const shown = results.slice(0, 3).join('; ');
+      add('database', 'fail', `${dbFile} is damaged: ${shown}${results.length > 3 ? ` (and ${results.length - 3} more)` : ''}`);
+    }
+  } catch (err) {
+    add('database', 'fail', `${dbFile} is damaged: ${reason(err)}`);
+  }
+}
+
+async function checkMigrations(engine: Engine, add: Add): Promise<void> {
+  try {
+    const status = await migrationStatus(engine.db);
+    const pending = status.filter((m) => m.executedAt === null).map((m) => m.name);
+    if (pending.length === 0) add('migrations', 'ok', `all ${status.length} applied`);
+    else add('migrations', 'warn', `${pending.length} of ${status.length} pending (${pending.join(', ')}); run \`ecf migrate\``);
+  } catch (err) {
+    add('migrations', 'fail', `cannot read the applied migrations: ${reason(err)}`);
+  }
+}
+
+async function checkSecretStore(engine: Engine, add: Add): Promise<void> {
+  let kind: 'keychain' | 'file';
+  try {
+    const setting = await settingView(engine, 'secrets.store');
+    const store = await currentSecretStore(engine);
+    kind = store.kind;
+    add('secret-store', 'ok', `secrets.store is ${String(setting.value)} (${setting.source}); new secrets go to ${store.kind}: ${store.describe()}`);
+  } catch (err) {
+    add('secret-store', 'fail', reason(err));
+    return;
+  }
+  if (kind !== 'file') return;
+  if (process.env.ECF_SECRET_KEY) {
+    add('secret-key', 'ok', 'the file store key comes from ECF_SECRET_KEY');
+    return;
+  }
+  const keyFile = join(engine.dataDir, SECRET_KEY_FILE);
+  try {
+    const mode = statSync(keyFile).mode & 0o777;
+    if (!POSIX || mode === 0o600) add('secret-key', 'ok', `${keyFile}${POSIX ? ' has mode 600' : ' exists'}`);
+    else add('secret-key', 'warn', `${keyFile} has mode ${octal(mode)}; run: chmod 600 '${keyFile}'`);
+  } catch (err) {
+    add('secret-key', 'fail', `${keyFile} cannot be read: ${reason(err)}`);
+  }
+}

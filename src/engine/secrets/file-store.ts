@@ -1,0 +1,74 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EngineError } from '../errors.js';
+import { SECRET_KEY_FILE } from '../data-dir.js';
+import { ensureSecretStoreKey } from '../engine.js';
+import type { SecretStore } from './secret-store.js';
+
+/**
+ * Secrets as files under `<data dir>/secrets`, each sealed with AES-256-GCM
+ * under a 32-byte key that never enters the database: `ECF_SECRET_KEY`
+ * (base64) when set, for machines that mount it, else the key file beside
+ * the database (mode 0600). The secret's name is the additional data, so a
+ * file moved to another name fails to open.
+ */
+export class EncryptedFileStore implements SecretStore {
+  readonly kind = 'file' as const;
+  readonly #dir: string;
+  readonly #key: Buffer;
+
+  constructor(dataDir: string, env: NodeJS.ProcessEnv = process.env) {
+    this.#dir = join(dataDir, 'secrets');
+    this.#key = loadKey(dataDir, env);
+  }
+
+  #file(name: string): string {
+    return join(this.#dir, `${createHash('sha256').update(name).digest('hex')}.sealed`);
+  }
+
+  async put(name: string, secret: Buffer): Promise<void> {
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv).setAAD(Buffer.from(name));
+    const sealed = Buffer.concat([cipher.update(secret), cipher.final()]);
+    const body = JSON.stringify({ v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: sealed.toString('base64') });
+    const file = this.#file(name);
+    writeFileSync(`${file}.tmp`, body, { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
+  }
+
+  async get(name: string): Promise<Buffer | null> {
+    const file = this.#file(name);
+    if (!existsSync(file)) return null;
+    const { iv, tag, data } = JSON.parse(readFileSync(file, 'utf8')) as { iv: string; tag: string; data: string };
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64')).setAAD(Buffer.from(name));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]);
+    } catch {
+      throw new EngineError('unavailable', 'SecretStore.KeyMismatch', 'A stored secret cannot be opened with the current secret-store key.');
+    }
+  }
+
+  async delete(name: string): Promise<void> {
+    rmSync(this.#file(name), { force: true });
+  }
+
+  describe(): string {
+    return `encrypted files in ${this.#dir}`;
+  }
+}
+
+function loadKey(dataDir: string, env: NodeJS.ProcessEnv): Buffer {
+  const fromEnv = env.ECF_SECRET_KEY;
+  if (fromEnv) {
+    const key = Buffer.from(fromEnv, 'base64');
+    if (key.length !== 32) throw new EngineError('unavailable', 'SecretStore.BadKey', 'ECF_SECRET_KEY must be 32 bytes in base64.');
+    return key;
+  }
+  ensureSecretStoreKey(dataDir);
+  const key = Buffer.from(readFileSync(join(dataDir, SECRET_KEY_FILE), 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new EngineError('unavailable', 'SecretStore.BadKey', `${SECRET_KEY_FILE} must hold 32 bytes in base64.`);
+  return key;
+}

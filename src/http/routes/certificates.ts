@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Engine } from '../../engine/engine.js';
+import { EngineError } from '../../engine/errors.js';
+import {
+  getCertificate,
+  listCertificates,
+  revokeCertificate,
+  uploadCertificate,
+  type CertificateUpload,
+} from '../../engine/certificates/certificates.js';
+import { CertificateView } from '../../engine/certificates/schemas.js';
+import { Uuid } from '../../engine/schema-types.js';
+import { problems } from '../problem.js';
+
+const IdParams = Type.Object({ id: Uuid() });
+
+export default async function certificateRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/api/v1/certificates',
+    {
+      config: { access: 'certificates.upload' },
+      // The multipart body is read part by part below; the schema documents it.
+      validatorCompiler: () => (value: unknown) => ({ value }),
+      schema: {
+        tags: ['Certificates'],
+        summary: 'Upload a .p12/.pfx certificate with its password (multipart fields `file` and `password`)',
+        consumes: ['multipart/form-data'],
+        body: Type.Object({
+          file: Type.String({ format: 'binary', description: 'The .p12/.pfx file' }),
+          password: Type.String({ description: 'Its password (may be empty)' }),
+        }),
+        response: { 200: CertificateView, ...problems(400, 401, 403, 409, 413) },
+      },
+    },
+    async (request) => {
+      if (!request.isMultipart()) {
+        throw new EngineError('validation', 'Certificate.NotMultipart', 'Send the certificate as multipart/form-data with the fields file and password.');
+      }
+      const upload: { file?: Buffer; password?: string } = {};
+      for await (const part of request.parts()) {
+        if (part.type === 'file') {
+          const bytes = await part.toBuffer();
+          if (part.fieldname === 'file') upload.file = bytes;
+        } else if (part.fieldname === 'password') {
+          upload.password = String(part.value);
+        }
+      }
+      return uploadCertificate(engine, request.tenantId, upload satisfies CertificateUpload);
+    },
+  );
+
+  app.get(
+    '/api/v1/certificates',
+    {
+      config: { access: 'certificates.list' },
+      schema: {
+        tags: ['Certificates'],
+        summary: "The tenant's certificates, newest first, with their status now",
+        response: { 200: Type.Array(CertificateView), ...problems(401, 403) },
+      },
+    },
+    async (request) => listCertificates(engine, request.tenantId),
+  );
+
+  app.get(
+    '/api/v1/certificates/:id',
+    {
+      config: { access: 'certificates.get' },
+      schema: {
+        tags: ['Certificates'],
+        summary: 'One certificate',
+        params: IdParams,
+        response: { 200: CertificateView, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getCertificate(engine, request.tenantId, request.params.id),
+  );
+
+  app.post(
+    '/api/v1/certificates/:id/revoke',
+    {
+      config: { access: 'certificates.revoke' },
+      schema: {
+        tags: ['Certificates'],
+        summary: 'Revoke for good: the certificate never signs again',
+        params: IdParams,
+        response: { 200: CertificateView, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => revokeCertificate(engine, request.tenantId, request.params.id),
+  );
+}
