@@ -18,6 +18,12 @@ const Opt = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 const Obj = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description && { description }) });
 
+/** Many optional fields of one shape, keeping their names in the static type. */
+const many = <K extends string, T extends TSchema>(keys: readonly K[], make: () => T) =>
+  Object.fromEntries(keys.map((k) => [k, Opt(make())])) as Record<K, ReturnType<typeof Opt<T>>>;
+const decimals = <K extends string>(...keys: K[]) => many(keys, () => Decimal());
+const integers = <K extends string>(...keys: K[]) => many(keys, () => Integer());
+
 export const TAX_TREATMENTS = ['taxed', 'exempt', 'non_invoiceable'] as const;
 export type TaxTreatment = (typeof TAX_TREATMENTS)[number];
 
@@ -132,16 +138,16 @@ export const Shipping = Obj({
 });
 
 export const Transport = Obj(
-  Object.fromEntries(
+  many(
     [
       'driver', 'transportDocument', 'vehicleId', 'plate', 'route', 'zone', 'deliveryNote', 'via',
       'originCountry', 'destinationAddress', 'destinationCountry', 'carrierRnc', 'carrierName', 'voyageNumber',
-    ].map((k) => [k, Opt(Str())]),
+    ] as const,
+    () => Str(),
   ),
 );
 
-const decimals = (...keys: string[]) => Object.fromEntries(keys.map((k) => [k, Opt(Decimal())]));
-const integers = (...keys: string[]) => Object.fromEntries(keys.map((k) => [k, Opt(Integer())]));
+
 
 export const Subtotal = Obj({
   ...integers('number', 'order', 'lines'),
@@ -161,9 +167,7 @@ export const Page = Obj({
 });
 
 export const Buyer = Obj(
-  Object.fromEntries(
-    ['name', 'rnc', 'foreignId', 'email', 'contact', 'address', 'municipality', 'province', 'additionalInfo'].map((k) => [k, Opt(Str())]),
-  ),
+  many(['name', 'rnc', 'foreignId', 'email', 'contact', 'address', 'municipality', 'province', 'additionalInfo'] as const, () => Str()),
 );
 
 export const Payment = Obj({
