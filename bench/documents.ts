@@ -1,13 +1,46 @@
-// The document the signing bench signs: a canonical e-CF 31 of about 5 KB.
+// The invoice the signing bench uses: an e-CF 31 of about 5 KB (12 lines), built by the real pipeline.
+import { computeTotals } from '../src/engine/documents/totals.js';
+import { validateIssue } from '../src/engine/documents/validate.js';
+import { ecfData, type Issuer } from '../src/engine/documents/ecf-xml.js';
+import { serialize } from '../src/engine/xml/canonical.js';
+
+export const issuer: Issuer = {
+  rnc: '131234567',
+  legalName: 'Ferretería Ñoño & Hijos SRL',
+  tradeName: 'Ferretería Ñoño',
+  address: 'Calle El Conde 12, Zona Colonial',
+  municipality: '010100',
+  province: '010000',
+  phones: ['809-555-1234'],
+  email: 'ventas@ferreteria.do',
+  economicActivity: 'Venta de materiales de construcción',
+};
+
+export const payload = {
+  type: 31,
+  incomeType: '01',
+  payment: { condition: '2', dueDate: '2026-04-10', methods: [{ type: '4', amount: '5000.00' }] },
+  buyer: { rnc: '131880681', name: 'Constructora Ejemplo SRL', email: 'compras@ejemplo.do' },
+  lines: Array.from({ length: 12 }, (_, i) => ({
+    name: `Artículo de ferretería ${i + 1}: tornillos & tuercas ñ`,
+    quantity: 1 + (i % 4),
+    unitPrice: `${150 + i}.75`,
+    ...(i % 3 === 0 && { discount: '5.00' }),
+    ...(i % 5 === 0 && { itbisRate: 16 }),
+    codes: [{ type: 'EAN', value: `74600000000${10 + i}` }],
+  })),
+};
+
+export const numbering = { encf: 'E310000000001', sequenceExpiresOn: '2027-12-31' };
+
+/** validate → totals → element data → canonical XML, everything but the signature. */
+export function buildCanonical(): string {
+  const outcome = validateIssue(payload, { sequenceMode: 'managed', today: '2026-03-10' });
+  if (!outcome.document) throw new Error(JSON.stringify(outcome.errors));
+  const computed = computeTotals(outcome.document.totalsInput);
+  return serialize('ecf31', ecfData(outcome.document, computed, issuer, numbering, '10-03-2026 10:05:09'));
+}
+
 export function benchDocument(): { name: string; canonical: string } {
-  const items = Array.from({ length: 12 }, (_, i) =>
-    `<Item><NumeroLinea>${i + 1}</NumeroLinea><IndicadorFacturacion>1</IndicadorFacturacion><NombreItem>Artículo de ferretería número ${i + 1} con ñ &amp; más</NombreItem><IndicadorBienoServicio>1</IndicadorBienoServicio><CantidadItem>2.00</CantidadItem><PrecioUnitarioItem>150.0000</PrecioUnitarioItem><MontoItem>300.00</MontoItem></Item>`,
-  ).join('');
-  const canonical =
-    `<ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2026</FechaVencimientoSecuencia><TipoIngresos>01</TipoIngresos><TipoPago>1</TipoPago></IdDoc>` +
-    `<Emisor><RNCEmisor>131234567</RNCEmisor><RazonSocialEmisor>Ferretería Ñoño SRL</RazonSocialEmisor><DireccionEmisor>Calle El Conde 12</DireccionEmisor><FechaEmision>10-03-2026</FechaEmision></Emisor>` +
-    `<Comprador><RNCComprador>101010101</RNCComprador><RazonSocialComprador>Constructora Ejemplo SRL</RazonSocialComprador></Comprador>` +
-    `<Totales><MontoGravadoTotal>3600.00</MontoGravadoTotal><MontoGravadoI1>3600.00</MontoGravadoI1><ITBIS1>18</ITBIS1><TotalITBIS>648.00</TotalITBIS><TotalITBIS1>648.00</TotalITBIS1><MontoTotal>4248.00</MontoTotal></Totales></Encabezado>` +
-    `<DetallesItems>${items}</DetallesItems><FechaHoraFirma>10-03-2026 10:00:00</FechaHoraFirma></ECF>`;
-  return { name: 'e-CF 31, 12 lines (synthetic)', canonical };
+  return { name: 'e-CF 31, 12 lines', canonical: buildCanonical() };
 }

@@ -57,9 +57,12 @@ function ruleCode(type: ValueErrorType): string {
 
 /** Every problem with `value`, one per path and rule; the first message of a path wins on ties. */
 export function fieldErrors(schema: TSchema, value: unknown, prefix = ''): FieldError[] {
+  const checker = compile(schema);
+  // The compiled check is fast; walking for errors is not, so walk only when there are some.
+  if (checker.Check(value)) return [];
   const out: FieldError[] = [];
   const required = new Set<string>();
-  for (const e of compile(schema).Errors(value)) {
+  for (const e of checker.Errors(value)) {
     const path = toFieldPath(e.path, prefix);
     const variant = e.type === ValueErrorType.Union ? soleCandidate(e.schema, e.value) : undefined;
     if (variant) {

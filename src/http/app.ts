@@ -10,6 +10,7 @@ import { registerAccess } from './access.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
 import certificateRoutes from './routes/certificates.js';
+import ecfRoutes from './routes/ecf.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
 import organizationRoutes from './routes/organizations.js';
 import openapiRoutes from './routes/openapi.js';
@@ -86,6 +87,7 @@ export async function buildApp(options: AppOptions) {
   registerAccess(app, options.engine);
   await app.register(openapiRoutes);
   await app.register(certificateRoutes, { engine: options.engine });
+  await app.register(ecfRoutes, { engine: options.engine });
   await app.register(emitterProfileRoutes, { engine: options.engine });
   await app.register(organizationRoutes, { engine: options.engine });
   await app.ready();
