@@ -86,3 +86,40 @@ export function sharedDir(): string {
   if (!found) throw new Error(`shared documents not found in ${candidates.filter(Boolean).join(', ')}; set ECF_SHARED_DIR`);
   return found;
 }
+
+/**
+ * A tenant ready to issue: emitter profile, a signing certificate made now,
+ * and a range of every type in its default environment (test).
+ */
+export async function seedIssuer(engine: Engine, options: { organizationId?: string; rangeSize?: number } = {}) {
+  const { uploadCertificate } = await import('../src/engine/certificates/certificates.js');
+  const { addRange } = await import('../src/engine/sequences/ranges.js');
+  const { makeIdentity, makeP12 } = await import('./certs.js');
+  const seeded = await seedTenant(engine, options);
+  const password = 'clave-ñ';
+  await uploadCertificate(engine, seeded.tenant.id, { file: makeP12(makeIdentity({ serialNumber: `IDCDO-${seeded.tenant.rnc}` }), password), password });
+  for (const type of [31, 32, 33, 34, 41, 43, 44, 45, 46, 47]) {
+    await addRange(engine, {
+      tenantId: seeded.tenant.id,
+      environment: 'test',
+      type,
+      rangeFrom: 1,
+      rangeTo: options.rangeSize ?? 1000,
+      expiresOn: type === 32 || type === 34 ? null : '2027-12-31',
+    });
+  }
+  return seeded;
+}
+
+/** A valid type-31 payload. */
+export const invoice31 = (over: Record<string, unknown> = {}) => ({
+  type: 31,
+  incomeType: '01',
+  payment: { condition: '1' },
+  buyer: { rnc: '131880681', name: 'Constructora Ejemplo SRL' },
+  lines: [
+    { name: 'Cemento gris', quantity: 10, unitPrice: '350.00' },
+    { name: 'Varilla 3/8', quantity: 20, unitPrice: '185.50' },
+  ],
+  ...over,
+});

@@ -13,6 +13,7 @@ import certificateRoutes from './routes/certificates.js';
 import ecfRoutes from './routes/ecf.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
 import organizationRoutes from './routes/organizations.js';
+import sequenceRoutes from './routes/sequences.js';
 import openapiRoutes from './routes/openapi.js';
 
 export interface AppOptions {
@@ -90,6 +91,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(ecfRoutes, { engine: options.engine });
   await app.register(emitterProfileRoutes, { engine: options.engine });
   await app.register(organizationRoutes, { engine: options.engine });
+  await app.register(sequenceRoutes, { engine: options.engine });
   await app.ready();
   return app;
 }

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { EngineError, ValidationError, type ErrorKind } from '../engine/errors.js';
+import { storeUnavailable } from '../engine/store/unavailable.js';
 
 /**
  * RFC 9457 bodies. `code` is the stable engine code clients match on;
@@ -64,7 +65,8 @@ export interface Problem {
 
 const problemType = (code: string) => `urn:ecf:problem:${code}`;
 
-export function problemFor(error: unknown, instance: string, requestId: string): Problem {
+export function problemFor(raised: unknown, instance: string, requestId: string): Problem {
+  const error = storeUnavailable(raised);
   if (error instanceof ValidationError) {
     const errors: Record<string, string[]> = {};
     for (const e of error.errors) (errors[e.path] ??= []).push(e.message);

@@ -40,6 +40,18 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     issuer: true, serial_number: true, fingerprint_sha256: true, key_bits: true, not_before: true, not_after: true,
     secret_store: true, secret_ref: true, created_at: true, revoked_at: true,
   },
+  sequence_ranges: {
+    id: true, tenant_id: true, environment: true, type: true, series: true, range_from: true, range_to: true, next: true,
+    expires_on: true, active: true, created_at: true,
+  },
+  ecf: {
+    id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
+    issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
+    internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
+    monto_total_cents: true, buyer_rnc: true, buyer_name: true, document_hash: true, idempotency_key: true,
+    request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
+  },
+  ecf_documents: { ecf_id: true, xml: true, rfce_xml: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

@@ -87,6 +87,22 @@ export const SETTINGS = [
     'Allows plain-HTTP webhook URLs, for trying receivers on a development machine.',
   ),
   define(
+    'duplicates.mode',
+    'tenant',
+    Type.Union([Type.Literal('off'), Type.Literal('observar'), Type.Literal('rechazar')], {
+      errorMessage: 'must be off, observar or rechazar',
+    }),
+    'observar',
+    'An e-CF matching a recent one (same buyer, total and lines): observar issues it and emits ecf.duplicate_suspected; rechazar refuses it with 409 Ecf.DuplicateSuspected; off does neither.',
+  ),
+  define(
+    'duplicates.window_minutes',
+    'tenant',
+    Type.Integer({ minimum: 1, maximum: 10080, errorMessage: 'must be a whole number of minutes from 1 to 10080' }),
+    10,
+    'How far back duplicate detection looks.',
+  ),
+  define(
     'secrets.store',
     'platform',
     Type.Union([Type.Literal('auto'), Type.Literal('keychain'), Type.Literal('file')], {

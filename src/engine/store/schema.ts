@@ -115,6 +115,57 @@ export interface CertificatesTable {
   revoked_at: string | null;
 }
 
+export interface SequenceRangesTable {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  type: number;
+  series: string;
+  range_from: number;
+  range_to: number;
+  next: number;
+  expires_on: string | null;
+  active: number;
+  created_at: string;
+}
+
+export interface EcfTable {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  type: number;
+  encf: string;
+  status: string;
+  sequence_expires_on: string | null;
+  issue_date: string;
+  issued_at: string;
+  signed_at: string;
+  security_code: string;
+  qr_url: string;
+  submits_rfce: number;
+  internal_number: string | null;
+  tolerance_warning: string | null;
+  signed_during_contingency: number;
+  monto_total: string;
+  monto_total_cents: number;
+  buyer_rnc: string | null;
+  buyer_name: string | null;
+  document_hash: string;
+  idempotency_key: string;
+  request_hash: string;
+  fingerprint: string;
+  sequence_range_id: string | null;
+  taxauth: string | null;
+  retry: string | null;
+  updated_at: string | null;
+}
+
+export interface EcfDocumentsTable {
+  ecf_id: string;
+  xml: Buffer;
+  rfce_xml: Buffer | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -125,4 +176,7 @@ export interface Database {
   events: EventsTable;
   work: WorkTable;
   certificates: CertificatesTable;
+  sequence_ranges: SequenceRangesTable;
+  ecf: EcfTable;
+  ecf_documents: EcfDocumentsTable;
 }

@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
 import { IssueEcfCommand } from '../../engine/documents/payload.js';
 import { ValidationResult, dryRunIssue } from '../../engine/documents/dry-run.js';
+import { issueEcf } from '../../engine/ecf/issue.js';
+import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
+import { EcfView } from '../../engine/ecf/views.js';
+import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
+
+const IdParams = Type.Object({ id: Uuid() });
+
+/** The contract names list parameters in PascalCase; any casing is accepted. */
+const LIST_KEYS = new Map(Object.keys(ListQuery.properties).map((k) => [k.toLowerCase(), k]));
+function contractCasing(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [LIST_KEYS.get(k.toLowerCase()) ?? k, v]));
+}
 
 /** A 10,000-line credit note is a few megabytes of JSON. */
 export const ECF_BODY_LIMIT = 16 * 1024 * 1024;
@@ -26,5 +39,76 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
       },
     },
     async (request) => dryRunIssue(engine, request.tenantId, request.body),
+  );
+
+  app.post(
+    '/api/v1/ecf',
+    {
+      config: { access: 'ecf.issue' },
+      bodyLimit: ECF_BODY_LIMIT,
+      // The engine validates the payload, so shape and per-type errors come back together in one 400.
+      validatorCompiler: () => (value: unknown) => ({ value }),
+      schema: {
+        tags: ['e-CF'],
+        summary: 'Issue an e-CF: validate, number, sign and store it (201), or return the one this key or internalNumber already issued (200)',
+        headers: Type.Object({ 'idempotency-key': Type.String({ description: 'Required. One e-CF per key; the same key with another body is a 409.' }) }),
+        body: IssueEcfCommand,
+        response: { 201: EcfView, 200: EcfView, ...problems(400, 401, 403, 409, 413, 503) },
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['idempotency-key'];
+      const result = await issueEcf(engine, request.tenantId, {
+        idempotencyKey: (Array.isArray(header) ? header[0] : header) ?? '',
+        payload: request.body,
+      });
+      return reply.status(result.created ? 201 : 200).send(result.ecf);
+    },
+  );
+
+  app.get(
+    '/api/v1/ecf',
+    {
+      config: { access: 'ecf.list' },
+      preValidation: async (request) => {
+        request.query = contractCasing(request.query as Record<string, unknown>) as typeof request.query;
+      },
+      schema: {
+        tags: ['e-CF'],
+        summary: 'The tenant’s e-CF, newest first by default, filtered and paged',
+        querystring: ListQuery,
+        response: { 200: PagedEcf, ...problems(400, 401, 403) },
+      },
+    },
+    async (request) => listEcf(engine, request.tenantId, request.query),
+  );
+
+  app.get(
+    '/api/v1/ecf/:id',
+    {
+      config: { access: 'ecf.get' },
+      schema: { tags: ['e-CF'], summary: 'One e-CF', params: IdParams, response: { 200: EcfView, ...problems(400, 401, 403, 404) } },
+    },
+    async (request) => getEcf(engine, request.tenantId, request.params.id),
+  );
+
+  app.get(
+    '/api/v1/ecf/:id/xml',
+    {
+      config: { access: 'ecf.xml' },
+      schema: {
+        tags: ['e-CF'],
+        summary: 'The signed XML, byte for byte as signed; rfce=true gives the signed summary of a type 32 under DOP 250,000',
+        params: IdParams,
+        querystring: Type.Object({ rfce: Type.Optional(Type.Boolean()) }),
+        produces: ['application/xml'],
+        response: { 200: Type.String({ description: 'The signed XML (application/xml; charset=utf-8), sent as stored' }), ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { encf, bytes } = await ecfXml(engine, request.tenantId, request.params.id, request.query.rfce === true);
+      const name = `${encf}${request.query.rfce ? '-rfce' : ''}.xml`;
+      return reply.type('application/xml; charset=utf-8').header('content-disposition', `inline; filename="${name}"`).send(bytes as unknown as string); // a Buffer goes out unserialised, byte for byte
+    },
   );
 }

@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation.js';
 import * as certificates from './0002-certificates.js';
+import * as issuing from './0003-issuing.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-certificates': certificates,
+  '0003-issuing': issuing,
 };

@@ -1,0 +1,137 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { Engine } from '../engine.js';
+import { EngineError, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { DateString, Decimal, EnvironmentSchema, Integer } from '../schema-types.js';
+import { check } from '../validation.js';
+import { ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
+import { Dec } from '../money.js';
+
+export async function getEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
+  const row = isUuid(id)
+    ? await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound('Ecf');
+  return ecfView(row);
+}
+
+/** By id, or by e-NCF (for people: `ecf show E310000000001`); the newest environment wins a tie. */
+export async function findEcf(engine: Engine, tenantId: string, idOrEncf: string): Promise<EcfView> {
+  if (isUuid(idOrEncf)) return getEcf(engine, tenantId, idOrEncf);
+  const row = await engine.db
+    .selectFrom('ecf')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('encf', '=', idOrEncf)
+    .orderBy('issued_at', 'desc')
+    .executeTakeFirst();
+  if (!row) throw notFound('Ecf');
+  return ecfView(row);
+}
+
+/** The exact signed bytes, as stored. */
+export async function ecfXml(engine: Engine, tenantId: string, id: string, rfce = false): Promise<{ encf: string; bytes: Buffer }> {
+  const row = isUuid(id)
+    ? await engine.db
+        .selectFrom('ecf')
+        .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+        .select(['ecf.encf', 'ecf_documents.xml', 'ecf_documents.rfce_xml'])
+        .where('ecf.tenant_id', '=', tenantId)
+        .where('ecf.id', '=', id)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound('Ecf');
+  if (rfce) {
+    if (!row.rfce_xml) throw new EngineError('not_found', 'Ecf.NoRfce', `${row.encf} has no signed summary (RFCE): only type 32 under DOP 250,000 has one.`);
+    return { encf: row.encf, bytes: row.rfce_xml };
+  }
+  return { encf: row.encf, bytes: row.xml };
+}
+
+export const MAX_PAGE_SIZE = 200;
+
+/** The contract's list parameters, with the contract's names. */
+export const ListQuery = Type.Object(
+  {
+    Type: Type.Optional(Integer()),
+    Status: Type.Optional(Type.String()),
+    Search: Type.Optional(Type.String({ minLength: 1, description: 'Start of an e-NCF, buyer RNC, internal number or buyer name' })),
+    From: Type.Optional(DateString({ description: 'Issue date from (inclusive)' })),
+    To: Type.Optional(DateString({ description: 'Issue date to (inclusive)' })),
+    Environment: Type.Optional(EnvironmentSchema),
+    Retrying: Type.Optional(Type.Boolean()),
+    MinAmount: Type.Optional(Decimal()),
+    MaxAmount: Type.Optional(Decimal()),
+    Sort: Type.Optional(Type.Union([Type.Literal('issuedAt'), Type.Literal('montoTotal')], { errorMessage: 'must be issuedAt or montoTotal' })),
+    Order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { errorMessage: 'must be desc or asc' })),
+    Page: Type.Optional(Integer({ description: '1-based, default 1' })),
+    PageSize: Type.Optional(Integer({ description: `default 20, at most ${MAX_PAGE_SIZE}` })),
+    Skip: Type.Optional(Integer({ description: 'Rows to skip; when given it replaces the offset implied by Page' })),
+  },
+  { additionalProperties: false },
+);
+export type ListQuery = Static<typeof ListQuery>;
+
+export const PagedEcf = Type.Object({
+  items: Type.Array(EcfSummary),
+  totalCount: Type.Integer(),
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  totalPages: Type.Integer(),
+  hasNextPage: Type.Boolean(),
+  hasPreviousPage: Type.Boolean(),
+});
+export type PagedEcf = Static<typeof PagedEcf>;
+
+const cents = (v: number | string) => Number(new Dec(String(v)).times(100).toFixed(0));
+/** The Dominican day YYYY-MM-DD starts at 04:00 UTC. */
+const dayStart = (date: string) => `${date}T04:00:00.000Z`;
+const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
+  const q = check(ListQuery, query);
+  const pageSize = Math.min(Math.max(Number(q.PageSize ?? 20), 1), MAX_PAGE_SIZE);
+  const page = Math.max(Number(q.Page ?? 1), 1);
+  const offset = q.Skip !== undefined ? Math.max(Number(q.Skip), 0) : (page - 1) * pageSize;
+
+  let base = engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId);
+  if (q.Type !== undefined) base = base.where('type', '=', Number(q.Type));
+  if (q.Status) base = base.where('status', '=', q.Status);
+  if (q.Environment) base = base.where('environment', '=', q.Environment);
+  // Issue dates are Dominican calendar days; issued_at is the instant, so the bounds are day starts.
+  if (q.From) base = base.where('issued_at', '>=', dayStart(q.From));
+  if (q.To) base = base.where('issued_at', '<', dayStart(nextDay(q.To)));
+  if (q.Retrying !== undefined) base = base.where('retry', q.Retrying ? 'is not' : 'is', null);
+  if (q.MinAmount !== undefined) base = base.where('monto_total_cents', '>=', cents(q.MinAmount));
+  if (q.MaxAmount !== undefined) base = base.where('monto_total_cents', '<=', cents(q.MaxAmount));
+  if (q.Search) {
+    const s = q.Search.trim();
+    const upper = `${s}\uffff`;
+    base = base.where((eb) =>
+      eb.or([
+        eb.and([eb('encf', '>=', s.toUpperCase()), eb('encf', '<', `${s.toUpperCase()}\uffff`)]),
+        eb.and([eb('buyer_rnc', '>=', s), eb('buyer_rnc', '<', upper)]),
+        eb.and([eb('internal_number', '>=', s), eb('internal_number', '<', upper)]),
+        sql<boolean>`buyer_name like ${`${s.replace(/[%_\\]/g, '\\$&')}%`} escape '\\'`,
+      ]),
+    );
+  }
+  const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
+  const order = q.Order === 'asc' ? 'asc' : 'desc';
+  const [rows, count] = await Promise.all([
+    base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(pageSize).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const totalCount = Number(count.n);
+  const totalPages = Math.ceil(totalCount / pageSize);
+  return {
+    items: rows.map(summaryView),
+    totalCount,
+    page,
+    pageSize,
+    totalPages,
+    hasNextPage: offset + rows.length < totalCount,
+    hasPreviousPage: offset > 0,
+  };
+}

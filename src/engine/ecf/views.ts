@@ -1,0 +1,129 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import { toDominicanIso } from '../clock.js';
+import type { EcfTable } from '../store/schema.js';
+import { EnvironmentSchema, Nullable, Uuid } from '../schema-types.js';
+import type { Environment } from '../schema-types.js';
+
+const DateTime = Type.String({ format: 'date-time' });
+
+export const TaxauthView = Type.Object({
+  trackId: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  statusCode: Type.Optional(Type.Integer()),
+  sequenceUsed: Type.Optional(Type.Boolean()),
+  messages: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), value: Type.String() }))),
+  submittedAt: Type.Optional(DateTime),
+  receivedAt: Type.Optional(DateTime),
+  processedAt: Type.Optional(DateTime),
+});
+
+export const RetryView = Type.Object({ count: Type.Integer(), max: Type.Integer(), nextAttemptAt: Nullable(DateTime) });
+
+export const EcfLinks = Type.Object({
+  self: Type.String(),
+  xml: Type.String(),
+  rfceXml: Type.Optional(Type.String()),
+  representation: Type.String(),
+});
+
+/** `EcfDto` of the contract. */
+export const EcfView = Type.Object({
+  id: Uuid(),
+  status: Type.String({ description: 'signed, accepted, accepted_conditional, rejected, review or failed' }),
+  encf: Type.String(),
+  type: Type.Integer(),
+  environment: EnvironmentSchema,
+  sequenceExpiresOn: Nullable(Type.String({ format: 'date' })),
+  issueDate: Type.String({ format: 'date' }),
+  issuedAt: DateTime,
+  signedAt: DateTime,
+  securityCode: Type.String(),
+  qrUrl: Type.String(),
+  submitsRfce: Type.Boolean(),
+  internalNumber: Nullable(Type.String()),
+  toleranceWarning: Nullable(Type.String()),
+  signedDuringContingency: Type.Boolean(),
+  montoTotal: Type.Number(),
+  buyerRnc: Nullable(Type.String()),
+  buyerName: Nullable(Type.String()),
+  documentHash: Type.String({ description: 'SHA-256 (hex) of the signed XML bytes' }),
+  taxauth: Nullable(TaxauthView),
+  retry: Nullable(RetryView),
+  links: EcfLinks,
+});
+export type EcfView = Static<typeof EcfView>;
+
+/** `EcfSummaryDto`: what the list shows of each e-CF. */
+export const EcfSummary = Type.Object({
+  id: Uuid(),
+  status: Type.String(),
+  encf: Type.String(),
+  type: Type.Integer(),
+  environment: EnvironmentSchema,
+  issueDate: Type.String({ format: 'date' }),
+  issuedAt: DateTime,
+  montoTotal: Type.Number(),
+  buyerRnc: Nullable(Type.String()),
+  buyerName: Nullable(Type.String()),
+  internalNumber: Nullable(Type.String()),
+  securityCode: Type.String(),
+  links: Type.Object({ self: Type.String() }),
+});
+export type EcfSummary = Static<typeof EcfSummary>;
+
+export const links = (row: Pick<Selectable<EcfTable>, 'id' | 'submits_rfce'>) => ({
+  self: `/api/v1/ecf/${row.id}`,
+  xml: `/api/v1/ecf/${row.id}/xml`,
+  ...(row.submits_rfce === 1 && { rfceXml: `/api/v1/ecf/${row.id}/xml?rfce=true` }),
+  representation: `/api/v1/ecf/${row.id}/representation`,
+});
+
+export function ecfView(r: Selectable<EcfTable>): EcfView {
+  return {
+    id: r.id,
+    status: r.status,
+    encf: r.encf,
+    type: r.type,
+    environment: r.environment as Environment,
+    sequenceExpiresOn: r.sequence_expires_on,
+    issueDate: r.issue_date,
+    issuedAt: toDominicanIso(r.issued_at),
+    signedAt: toDominicanIso(r.signed_at),
+    securityCode: r.security_code,
+    qrUrl: r.qr_url,
+    submitsRfce: r.submits_rfce === 1,
+    internalNumber: r.internal_number,
+    toleranceWarning: r.tolerance_warning,
+    signedDuringContingency: r.signed_during_contingency === 1,
+    montoTotal: Number(r.monto_total),
+    buyerRnc: r.buyer_rnc,
+    buyerName: r.buyer_name,
+    documentHash: r.document_hash,
+    taxauth: r.taxauth ? (JSON.parse(r.taxauth) as EcfView['taxauth']) : null,
+    retry: r.retry ? (JSON.parse(r.retry) as EcfView['retry']) : null,
+    links: links(r),
+  };
+}
+
+export const SUMMARY_COLUMNS = [
+  'id', 'status', 'encf', 'type', 'environment', 'issue_date', 'issued_at', 'monto_total', 'buyer_rnc', 'buyer_name', 'internal_number', 'security_code',
+] as const;
+
+export function summaryView(r: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>): EcfSummary {
+  return {
+    id: r.id,
+    status: r.status,
+    encf: r.encf,
+    type: r.type,
+    environment: r.environment as Environment,
+    issueDate: r.issue_date,
+    issuedAt: toDominicanIso(r.issued_at),
+    montoTotal: Number(r.monto_total),
+    buyerRnc: r.buyer_rnc,
+    buyerName: r.buyer_name,
+    internalNumber: r.internal_number,
+    securityCode: r.security_code,
+    links: { self: `/api/v1/ecf/${r.id}` },
+  };
+}
