@@ -23,6 +23,7 @@ export const DEFAULT_JOBS: readonly JobSpec[] = [
   { name: 'work', path: jobFile('work'), interval: '5s' },
   // Notices are idempotent, so running more often than daily only makes them timelier.
   { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h' },
+  { name: 'sequence-notices', path: jobFile('sequence-notices'), interval: '6h' },
 ];
 
 export interface SchedulerOptions {

@@ -1,0 +1,293 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { listEvents } from '../../src/engine/events/outbox.js';
+import { setSetting } from '../../src/engine/settings/settings.js';
+import { addRange, listRanges } from '../../src/engine/sequences/ranges.js';
+import { emitSequenceNotices } from '../../src/engine/sequences/notices.js';
+import { revokeCertificate, listCertificates } from '../../src/engine/certificates/certificates.js';
+import { validateAgainstSchema } from '../../src/engine/xml/xsd.js';
+import { invoice31, seedIssuer, seedTenant, testEngine } from '../helpers.js';
+import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
+
+async function setup(options: { rangeSize?: number } = {}) {
+  const engine = await testEngine();
+  const app = await buildApp({ engine });
+  const seeded = await seedIssuer(engine, options);
+  const issue = (payload: unknown, key: string | null = `k-${Math.random()}`, apiKey = seeded.keys.emisor) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/ecf',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...(key !== null && { 'idempotency-key': key }) },
+      payload: JSON.stringify(payload),
+    });
+  const get = (url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': seeded.keys.consultor } });
+  const rangeOf = async (type: number) => (await listRanges(engine, seeded.tenant.id)).find((r) => r.type === type && r.environment === 'test')!;
+  return { engine, app, issue, get, rangeOf, ...seeded };
+}
+
+describe('POST /api/v1/ecf', () => {
+  it('issues: 201 with the e-CF, its links, and the exact signed bytes behind /xml', async () => {
+    const { issue, get, tenant } = await setup();
+    const res = await issue(invoice31({ internalNumber: 'FAC-0001' }));
+    expect(res.statusCode).toBe(201);
+    const ecf = res.json();
+    expect(ecf).toMatchObject({
+      status: 'signed',
+      encf: 'E310000000001',
+      type: 31,
+      environment: 'test',
+      sequenceExpiresOn: '2027-12-31',
+      issueDate: '2026-03-10',
+      issuedAt: '2026-03-10T10:00:00.000-04:00',
+      submitsRfce: false,
+      internalNumber: 'FAC-0001',
+      montoTotal: 8507.8,
+      buyerRnc: '131880681',
+      buyerName: 'Constructora Ejemplo SRL',
+      taxauth: null,
+      retry: null,
+      toleranceWarning: null,
+      signedDuringContingency: false,
+      links: { self: `/api/v1/ecf/${ecf.id}`, xml: `/api/v1/ecf/${ecf.id}/xml`, representation: `/api/v1/ecf/${ecf.id}/representation` },
+    });
+    expect(ecf.qrUrl).toContain(`RncEmisor=${tenant.rnc}&RncComprador=131880681&ENCF=E310000000001&FechaEmision=10-03-2026&MontoTotal=8507.80`);
+    expect(ecf.qrUrl).toContain(`CodigoSeguridad=${encodeURIComponent(ecf.securityCode)}`);
+
+    const xml = await get(`/api/v1/ecf/${ecf.id}/xml`);
+    expect(xml.statusCode).toBe(200);
+    expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(createHash('sha256').update(xml.rawPayload).digest('hex')).toBe(ecf.documentHash);
+    expect(validateAgainstSchema('ecf31', xml.rawPayload).errors).toEqual([]);
+    expect(xml.body).toContain(`<RNCEmisor>${tenant.rnc}</RNCEmisor><RazonSocialEmisor>Ferretería Ñoño SRL</RazonSocialEmisor>`);
+    expect((await get(`/api/v1/ecf/${ecf.id}`)).json()).toEqual(ecf);
+    expect((await get(`/api/v1/ecf/${ecf.id}/xml?rfce=true`)).json()).toMatchObject({ status: 404, code: 'Ecf.NoRfce' });
+  });
+
+  it('replays the same key and body with 200, refuses the same key with another body, and dedupes internalNumber', async () => {
+    const { issue, engine, rangeOf } = await setup();
+    const first = await issue(invoice31({ internalNumber: 'FAC-7' }), 'key-1');
+    expect(first.statusCode).toBe(201);
+    const replay = await issue(invoice31({ internalNumber: 'FAC-7' }), 'key-1');
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json()).toEqual(first.json());
+    const other = await issue(invoice31({ internalNumber: 'FAC-8' }), 'key-1');
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toMatchObject({ status: 409, code: 'Ecf.IdempotencyKeyReused' });
+    const sameInternal = await issue(invoice31({ internalNumber: 'FAC-7', sellerCode: 'V2' }), 'key-2');
+    expect(sameInternal.statusCode).toBe(200);
+    expect(sameInternal.json().id).toBe(first.json().id);
+    expect((await rangeOf(31)).next).toBe(2);
+    expect(await engine.db.selectFrom('ecf').select('id').execute()).toHaveLength(1);
+  });
+
+  it('creates exactly one e-CF for 50 concurrent requests with one key', async () => {
+    const { issue, engine, rangeOf } = await setup();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => issue(invoice31(), 'same-key')));
+    const ids = new Set(responses.map((r) => r.json().id));
+    expect(ids.size).toBe(1);
+    expect(responses.filter((r) => r.statusCode === 201)).toHaveLength(1);
+    expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(49);
+    expect(await engine.db.selectFrom('ecf').select('id').execute()).toHaveLength(1);
+    expect((await rangeOf(31)).next).toBe(2);
+  });
+
+  it('needs an Idempotency-Key', async () => {
+    const { issue } = await setup();
+    const res = await issue(invoice31(), null);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('Ecf.IdempotencyKeyRequired');
+  });
+
+  it('answers 400 with every validation problem and burns no number', async () => {
+    const { issue, rangeOf } = await setup();
+    const res = await issue({ type: 31, lines: [{ name: 'x', quantity: 0, unitPrice: '-1' }] });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.code).toBe('Validation.Failed');
+    expect(Object.keys(body.errors)).toEqual(expect.arrayContaining(['incomeType', 'buyer', 'lines[0].quantity', 'lines[0].unitPrice']));
+    expect((await rangeOf(31)).next).toBe(1);
+  });
+
+  it('gives the number back when storing fails after allocation (one transaction)', async () => {
+    const { issue, engine, rangeOf } = await setup();
+    await sql`create trigger fail_store before insert on ecf_documents begin select raise(abort, 'simulated failure'); end`.execute(engine.db);
+    const res = await issue(invoice31());
+    expect(res.statusCode).toBe(500);
+    expect((await rangeOf(31)).next).toBe(1);
+    expect(await engine.db.selectFrom('ecf').select('id').execute()).toEqual([]);
+    expect(await listEvents(engine.db)).toEqual([]);
+    await sql`drop trigger fail_store`.execute(engine.db);
+    const ok = await issue(invoice31());
+    expect(ok.json().encf).toBe('E310000000001');
+  });
+
+  it('answers 409 without an active certificate or a range, and 400 without an emitter profile', async () => {
+    const { issue, engine, tenant } = await setup();
+    await engine.db.updateTable('sequence_ranges').set({ active: 0 }).where('type', '=', 31).execute();
+    expect((await issue(invoice31())).json()).toMatchObject({ status: 409, code: 'Sequence.Exhausted' });
+    await engine.db.updateTable('sequence_ranges').set({ active: 1 }).execute();
+    for (const c of await listCertificates(engine, tenant.id)) await revokeCertificate(engine, tenant.id, c.id);
+    expect((await issue(invoice31())).json()).toMatchObject({ status: 409, code: 'Certificate.NoneActive' });
+    const bare = await seedTenant(engine, { profile: false });
+    const res = await issue(invoice31(), 'x', bare.keys.emisor);
+    expect(res.json()).toMatchObject({ status: 400, code: 'EmitterProfile.Missing' });
+  });
+
+  it('signs type 32 under DOP 250,000 with its RFCE, downloadable with rfce=true', async () => {
+    const { issue, get } = await setup();
+    const res = await issue({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Refresco', quantity: 2, unitPrice: '95.00' }] });
+    const ecf = res.json();
+    expect(ecf).toMatchObject({ encf: 'E320000000001', submitsRfce: true, sequenceExpiresOn: null, links: { rfceXml: `/api/v1/ecf/${ecf.id}/xml?rfce=true` } });
+    const rfce = await get(`/api/v1/ecf/${ecf.id}/xml?rfce=true`);
+    expect(rfce.statusCode).toBe(200);
+    expect(validateAgainstSchema('rfce', rfce.rawPayload).errors).toEqual([]);
+    expect(rfce.body).toContain(`<CodigoSeguridadeCF>${ecf.securityCode}</CodigoSeguridadeCF>`);
+  });
+
+  it('in external mode takes the caller’s e-NCF once per tenant', async () => {
+    const { issue, engine, tenant } = await setup();
+    await setSetting(engine, 'sequences.mode', 'external', tenant.id);
+    const payload = invoice31({ encf: 'E310000000500', sequenceExpiresOn: '2027-12-31' });
+    const first = await issue(payload);
+    expect(first.statusCode).toBe(201);
+    expect(first.json().encf).toBe('E310000000500');
+    const again = await issue({ ...payload, internalNumber: 'other' });
+    expect(again.json()).toMatchObject({ status: 409, code: 'Ecf.EncfAlreadyUsed' });
+    const managedField = await issue(invoice31());
+    expect(managedField.statusCode).toBe(400);
+  });
+
+  it('detects duplicates: observar issues and tells, rechazar refuses', async () => {
+    const { issue, engine, tenant } = await setup();
+    const first = (await issue(invoice31())).json();
+    const twin = await issue(invoice31());
+    expect(twin.statusCode).toBe(201);
+    const events = await listEvents(engine.db, { tenantId: tenant.id });
+    const suspected = events.filter((e) => e.type === 'ecf.duplicate_suspected');
+    expect(suspected).toHaveLength(1);
+    expect(suspected[0]!.data.object).toMatchObject({ ecf: { id: twin.json().id }, previousEcfId: first.id, previousEncf: first.encf });
+    await setSetting(engine, 'duplicates.mode', 'rechazar', tenant.id);
+    expect((await issue(invoice31())).json()).toMatchObject({ status: 409, code: 'Ecf.DuplicateSuspected' });
+    engine.clock.advance(11 * 60_000);
+    expect((await issue(invoice31())).statusCode).toBe(201);
+  });
+});
+
+describe('sequences', () => {
+  it('lists ranges with capacity, remaining and low stock; allocate advances; events at low stock and exhaustion, once', async () => {
+    const { app, engine, keys, tenant, issue } = await setup({ rangeSize: 5 });
+    const list = await app.inject({ method: 'GET', url: '/api/v1/sequences', headers: { 'x-api-key': keys.admin_tenant } });
+    expect(list.json().find((r: { type: number }) => r.type === 31)).toMatchObject({
+      series: 'E', rangeFrom: 1, rangeTo: 5, next: 1, capacity: 5, remaining: 5, isLowStock: false, expiresOn: '2027-12-31', active: true, typeName: 'Factura de Crédito Fiscal Electrónica',
+    });
+    const allocate = () => app.inject({ method: 'POST', url: '/api/v1/sequences/allocate', headers: { 'x-api-key': keys.admin_tenant }, payload: { environment: 'test', type: 31 } });
+    expect((await allocate()).json()).toEqual({ encf: 'E310000000001', type: 31, series: 'E', sequential: 1 });
+    expect((await allocate()).json().sequential).toBe(2);
+    expect((await allocate()).json().sequential).toBe(3);
+    expect((await allocate()).json().sequential).toBe(4); // 1 of 5 left: 20 %, low
+    expect((await issue(invoice31())).json().encf).toBe('E310000000005');
+    const exhausted = await allocate();
+    expect(exhausted.statusCode).toBe(409);
+    expect(exhausted.json().code).toBe('Sequence.Exhausted');
+    const types = (await listEvents(engine.db, { tenantId: tenant.id })).map((e) => e.type);
+    expect(types).toEqual(['sequence.low', 'sequence.exhausted']);
+  });
+
+  it('refuses overlapping ranges and bad bounds', async () => {
+    const { engine, tenant } = await setup();
+    await expect(addRange(engine, { tenantId: tenant.id, environment: 'test', type: 31, rangeFrom: 500, rangeTo: 2000, expiresOn: '2027-12-31' })).rejects.toMatchObject({ code: 'Sequence.Overlap' });
+    const other = await addRange(engine, { tenantId: tenant.id, environment: 'production', type: 31, rangeFrom: 500, rangeTo: 2000, expiresOn: '2027-12-31' });
+    expect(other.capacity).toBe(1501);
+    await expect(addRange(engine, { tenantId: tenant.id, environment: 'cert', type: 32, rangeFrom: 10, rangeTo: 5, expiresOn: '2027-01-01' })).rejects.toMatchObject({
+      errors: [
+        { path: 'rangeTo', code: 'Sequence.Reversed', message: 'must not be below rangeFrom' },
+        { path: 'expiresOn', code: 'Sequence.NoExpiryForType', message: 'type 32 ranges have no expiry date' },
+      ],
+    });
+  });
+
+  it('never hands out numbers of an expired range, and tells of expiry at 30 and 7 days, then once expired', async () => {
+    const { engine, issue } = await setup();
+    await engine.db.updateTable('sequence_ranges').set({ expires_on: '2026-04-20' }).where('type', '=', 31).execute();
+    const told = async () => (await emitSequenceNotices(engine)).map((e) => `${e.type}:${(e.data.object as { threshold?: number }).threshold ?? '-'}`);
+    expect(await told()).toEqual([]);
+    engine.clock.set('2026-03-21T15:00:00Z'); // 30 days before
+    expect(await told()).toEqual(['sequence.expiring:30']);
+    expect(await told()).toEqual([]);
+    engine.clock.set('2026-04-13T15:00:00Z');
+    expect(await told()).toEqual(['sequence.expiring:7']);
+    engine.clock.set('2026-04-21T15:00:00Z');
+    expect(await told()).toEqual(['sequence.expired:-']);
+    expect(await told()).toEqual([]);
+    expect((await issue(invoice31())).json()).toMatchObject({ code: 'Sequence.Exhausted' });
+  });
+});
+
+describe('listing e-CF', () => {
+  it('filters by every contract parameter and pages', async () => {
+    const { issue, get, engine } = await setup();
+    const made: { id: string; encf: string; type: number }[] = [];
+    const day = (d: string) => engine.clock.set(`${d}T15:00:00Z`);
+    day('2026-03-01');
+    made.push((await issue(invoice31({ internalNumber: 'A-1' }))).json());
+    day('2026-03-05');
+    made.push((await issue(invoice31({ buyer: { rnc: '101010101', name: 'Otro Cliente SA' }, lines: [{ name: 'Caja', quantity: 1, unitPrice: '100.00' }] }))).json());
+    day('2026-03-09');
+    made.push((await issue({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Refresco', quantity: 1, unitPrice: '50.00' }] })).json());
+    await engine.db.updateTable('ecf').set({ status: 'accepted' }).where('id', '=', made[0]!.id).execute();
+    await engine.db.updateTable('ecf').set({ retry: JSON.stringify({ count: 1, max: 3, nextAttemptAt: null }) }).where('id', '=', made[1]!.id).execute();
+
+    const encfs = async (query: string) => {
+      const res = await get(`/api/v1/ecf?${query}`);
+      expect(res.statusCode, query).toBe(200);
+      return res.json().items.map((i: { encf: string }) => i.encf);
+    };
+    expect(await encfs('')).toEqual(['E320000000001', 'E310000000002', 'E310000000001']);
+    expect(await encfs('Type=32')).toEqual(['E320000000001']);
+    expect(await encfs('Status=accepted')).toEqual(['E310000000001']);
+    expect(await encfs('Search=E31')).toEqual(['E310000000002', 'E310000000001']);
+    expect(await encfs('Search=1010')).toEqual(['E310000000002']);
+    expect(await encfs('Search=A-')).toEqual(['E310000000001']);
+    expect(await encfs('Search=otro')).toEqual(['E310000000002']);
+    expect(await encfs('From=2026-03-05&To=2026-03-05')).toEqual(['E310000000002']);
+    expect(await encfs('Environment=production')).toEqual([]);
+    expect(await encfs('Retrying=true')).toEqual(['E310000000002']);
+    expect(await encfs('Retrying=false')).toEqual(['E320000000001', 'E310000000001']);
+    expect(await encfs('MinAmount=100&MaxAmount=200')).toEqual(['E310000000002']);
+    expect(await encfs('Sort=montoTotal&Order=asc')).toEqual(['E320000000001', 'E310000000002', 'E310000000001']);
+    expect(await encfs('sort=issuedAt&order=asc&type=31')).toEqual(['E310000000001', 'E310000000002']);
+    const page = (await get('/api/v1/ecf?PageSize=2&Page=2')).json();
+    expect(page).toMatchObject({ totalCount: 3, page: 2, pageSize: 2, totalPages: 2, hasNextPage: false, hasPreviousPage: true });
+    expect(page.items.map((i: { encf: string }) => i.encf)).toEqual(['E310000000001']);
+    const skipped = (await get('/api/v1/ecf?PageSize=1&Skip=1')).json();
+    expect(skipped.items.map((i: { encf: string }) => i.encf)).toEqual(['E310000000002']);
+    expect(skipped).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
+    const bad = await get('/api/v1/ecf?Sort=price&PageSize=x');
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(bad.json().errors).sort()).toEqual(['query.PageSize', 'query.Sort']);
+  });
+
+  it('keeps tenants apart: another tenant’s e-CF is 404 and never listed', async () => {
+    const { issue, app, engine } = await setup();
+    const mine = (await issue(invoice31())).json();
+    const other = await seedIssuer(engine);
+    const theirs = await app.inject({ method: 'GET', url: `/api/v1/ecf/${mine.id}`, headers: { 'x-api-key': other.keys.consultor } });
+    expect(theirs.statusCode).toBe(404);
+    const xml = await app.inject({ method: 'GET', url: `/api/v1/ecf/${mine.id}/xml`, headers: { 'x-api-key': other.keys.consultor } });
+    expect(xml.statusCode).toBe(404);
+    const list = await app.inject({ method: 'GET', url: '/api/v1/ecf', headers: { 'x-api-key': other.keys.consultor } });
+    expect(list.json().totalCount).toBe(0);
+  });
+
+  it('stores signatures that verify with xmlsec1', async () => {
+    const { issue, get } = await setup();
+    const ecf = (await issue(invoice31())).json();
+    const xml = (await get(`/api/v1/ecf/${ecf.id}/xml`)).body;
+    const cert = /<X509Certificate>([^<]+)</.exec(xml)![1]!;
+    const pem = `-----BEGIN CERTIFICATE-----\n${cert.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+    const result = verifyWithXmlsec1(xml, pem);
+    expect(result.ok, result.output).toBe(true);
+  });
+});
