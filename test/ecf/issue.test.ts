@@ -123,6 +123,25 @@ describe('POST /api/v1/ecf', () => {
     expect(ok.json().encf).toBe('E310000000001');
   });
 
+  it('answers 503 when the store stays locked, and issues once it is free', async () => {
+    const { issue, engine, rangeOf } = await setup();
+    const { default: SQLite } = await import('better-sqlite3');
+    const { join } = await import('node:path');
+    await sql`pragma busy_timeout = 100`.execute(engine.db);
+    const other = new SQLite(join(engine.dataDir, 'ecf.sqlite'));
+    other.exec('begin immediate');
+    try {
+      const res = await issue(invoice31(), 'locked');
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ status: 503, code: 'Store.Unavailable' });
+    } finally {
+      other.exec('rollback');
+      other.close();
+    }
+    expect((await issue(invoice31(), 'locked')).statusCode).toBe(201);
+    expect((await rangeOf(31)).next).toBe(2);
+  });
+
   it('answers 409 without an active certificate or a range, and 400 without an emitter profile', async () => {
     const { issue, engine, tenant } = await setup();
     await engine.db.updateTable('sequence_ranges').set({ active: 0 }).where('type', '=', 31).execute();
