@@ -36,6 +36,32 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 export const BUSY_TIMEOUT_MS = 5000;
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * kysely's SQLite driver prepares every query anew; preparing costs about as
+ * much as running a small query. The store's queries repeat, so prepared
+ * statements are kept by SQL text (the oldest dropped past the cache size).
+ * One connection runs one query at a time, so sharing a statement is safe.
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') return Reflect.get(target, prop, receiver) as unknown;
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (!stmt) {
+          stmt = prepare(source);
+          if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+          cache.set(source, stmt);
+        }
+        return stmt;
+      };
+    },
+  });
+}
 
 /** Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on. */
 export function openDatabase(file: string): Db {
@@ -44,7 +70,7 @@ export function openDatabase(file: string): Db {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 
 /** One transaction per business fact: everything inside commits together or not at all. */
