@@ -35,7 +35,7 @@ export function makeIdentity(options: IdentityOptions = {}): Identity {
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
   cert.serialNumber = `0${Math.floor(Math.random() * 1e12).toString(16)}`;
   cert.validity.notBefore = options.notBefore ?? new Date('2026-01-01T00:00:00Z');
-  cert.validity.notAfter = options.notAfter ?? new Date('2027-01-01T00:00:00Z');
+  cert.validity.notAfter = options.notAfter ?? new Date('2036-01-01T00:00:00Z'); // far ahead: CLI tests run on the real clock
   const subject: forge.pki.CertificateField[] = [{ name: 'commonName', value: options.commonName ?? 'ANA PÉREZ' }];
   if (options.serialNumber !== null) subject.push({ type: '2.5.4.5', value: options.serialNumber ?? 'IDCDO-00112345678' });
   cert.setSubject(subject);

@@ -24,6 +24,12 @@ import CertList from './commands/cert/list.js';
 import CertShow from './commands/cert/show.js';
 import CertRevoke from './commands/cert/revoke.js';
 import Doctor from './commands/doctor.js';
+import SequenceAdd from './commands/sequence/add.js';
+import SequenceList from './commands/sequence/list.js';
+import Issue from './commands/issue.js';
+import Show from './commands/show.js';
+import List from './commands/list.js';
+import Xml from './commands/xml.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -56,4 +62,10 @@ export const commands = {
   'cert:show': CertShow,
   'cert:revoke': CertRevoke,
   doctor: Doctor,
+  'sequence:add': SequenceAdd,
+  'sequence:list': SequenceList,
+  issue: Issue,
+  show: Show,
+  list: List,
+  xml: Xml,
 };

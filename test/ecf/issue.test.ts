@@ -38,7 +38,7 @@ describe('POST /api/v1/ecf', () => {
       encf: 'E310000000001',
       type: 31,
       environment: 'test',
-      sequenceExpiresOn: '2027-12-31',
+      sequenceExpiresOn: '2035-12-31',
       issueDate: '2026-03-10',
       issuedAt: '2026-03-10T10:00:00.000-04:00',
       submitsRfce: false,
@@ -199,7 +199,7 @@ describe('sequences', () => {
     const { app, engine, keys, tenant, issue } = await setup({ rangeSize: 5 });
     const list = await app.inject({ method: 'GET', url: '/api/v1/sequences', headers: { 'x-api-key': keys.admin_tenant } });
     expect(list.json().find((r: { type: number }) => r.type === 31)).toMatchObject({
-      series: 'E', rangeFrom: 1, rangeTo: 5, next: 1, capacity: 5, remaining: 5, isLowStock: false, expiresOn: '2027-12-31', active: true, typeName: 'Factura de Crédito Fiscal Electrónica',
+      series: 'E', rangeFrom: 1, rangeTo: 5, next: 1, capacity: 5, remaining: 5, isLowStock: false, expiresOn: '2035-12-31', active: true, typeName: 'Factura de Crédito Fiscal Electrónica',
     });
     const allocate = () => app.inject({ method: 'POST', url: '/api/v1/sequences/allocate', headers: { 'x-api-key': keys.admin_tenant }, payload: { environment: 'test', type: 31 } });
     expect((await allocate()).json()).toEqual({ encf: 'E310000000001', type: 31, series: 'E', sequential: 1 });
