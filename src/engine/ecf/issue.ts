@@ -12,7 +12,7 @@ import { validateIssue, type NormalizedDocument } from '../documents/validate.js
 import type { Issuer } from '../documents/ecf-xml.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { allocateIn } from '../sequences/ranges.js';
-import { getSetting } from '../settings/settings.js';
+import { getSettings } from '../settings/settings.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import type { EcfTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
@@ -101,12 +101,15 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   const environment = request.environment ?? (tenant.default_environment as Environment);
   const now = engine.clock.now();
   // Everything read from the store is read before the transaction: inside it the one connection is `tx`'s.
-  const [sequenceMode, duplicateMode, windowMinutes, lowStockFraction] = await Promise.all([
-    getSetting<'managed' | 'external'>(engine, 'sequences.mode', tenantId),
-    getSetting<'off' | 'observar' | 'rechazar'>(engine, 'duplicates.mode', tenantId),
-    getSetting<number>(engine, 'duplicates.window_minutes', tenantId),
-    getSetting<number>(engine, 'sequences.low_stock_fraction', tenantId),
-  ]);
+  const settings = await getSettings(
+    engine,
+    ['sequences.mode', 'duplicates.mode', 'duplicates.window_minutes', 'sequences.low_stock_fraction'],
+    tenantId,
+  );
+  const sequenceMode = settings['sequences.mode'] as 'managed' | 'external';
+  const duplicateMode = settings['duplicates.mode'] as 'off' | 'observar' | 'rechazar';
+  const windowMinutes = settings['duplicates.window_minutes'] as number;
+  const lowStockFraction = settings['sequences.low_stock_fraction'] as number;
   const outcome = validateIssue(request.payload, { sequenceMode, today: dominicanDate(now) });
   if (!outcome.document) throw new ValidationError(outcome.errors, 'The e-CF payload has invalid fields.');
   const doc = outcome.document;

@@ -55,6 +55,24 @@ export async function settingView(engine: Engine, key: string, tenantId?: string
   };
 }
 
+/** Several effective values in one read (the issuing path reads four per request). */
+export async function getSettings<K extends SettingKey>(engine: Engine, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
+  const defs = keys.map(definition);
+  const rows = await engine.db
+    .selectFrom('settings')
+    .select(['scope', 'key', 'value'])
+    .where('key', 'in', keys as readonly string[])
+    .where('scope', 'in', [tenantId, PLATFORM])
+    .execute();
+  const out = {} as Record<K, unknown>;
+  for (const def of defs) {
+    const own = def.scope === 'tenant' ? rows.find((r) => r.key === def.key && r.scope === tenantId) : undefined;
+    const hit = own ?? rows.find((r) => r.key === def.key && r.scope === PLATFORM);
+    out[def.key as K] = hit ? (JSON.parse(hit.value) as unknown) : def.default;
+  }
+  return out;
+}
+
 export async function listSettings(engine: Engine, tenantId?: string | null): Promise<SettingView[]> {
   if (tenantId) await requireTenant(engine.db, tenantId);
   return Promise.all(SETTINGS.map((s) => settingView(engine, s.key, tenantId)));
