@@ -7,8 +7,10 @@
 //   4. loads e-NCF ranges for types 31 and 32 in the test environment, if there are none;
 //   5. issues examples/invoice-31.json with `ecf issue` and prints its e-NCF, security code, QR URL
 //      and the command that gets its signed XML;
-//   6. serves the API on $PORT (default 8787) with a fresh admin key, until Ctrl-C; with --no-serve
-//      (or DEMO_NO_SERVE=1) it exits 0 instead.
+//   6. starts `ecf serve --sandbox` (API, background jobs and the built-in tax authority sandbox),
+//      whose jobs submit the e-CF, and prints the sandbox's verdict;
+//   7. keeps serving the API on $PORT (default 8787) with a fresh admin key, until Ctrl-C; with
+//      --no-serve (or DEMO_NO_SERVE=1) it stops the server and exits 0 instead.
 // Running it again reuses everything: `ecf issue` keys each file by its SHA-256, so the same file
 // gives back the same e-CF instead of a second one.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -165,14 +167,35 @@ console.log(`  QR URL         ${issued.qrUrl}`);
 console.log(`  signed XML     ${ecfShell} xml ${issued.encf} ${dataDirFlag} -o ${issued.encf}.xml`);
 console.log(`  details        ${ecfShell} show ${issued.encf} ${dataDirFlag}`);
 
-// 6. The API, unless told not to (then the demo ends here, with exit code 0).
+// 6. Submit it: `ecf serve --sandbox` runs the API, the background jobs and the built-in tax
+//    authority sandbox; the jobs send the signed XML and follow its status until the verdict.
+const server = spawn(process.execPath, [bin, 'serve', '--sandbox', '--port', serve ? port : '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+  stdio: serve ? 'inherit' : ['ignore', 'ignore', 'inherit'],
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+let verdict = issued;
+for (let i = 0; i < 120 && verdict.status === 'signed'; i++) {
+  await new Promise((r) => setTimeout(r, 500));
+  verdict = ecf(['status', issued.encf, '--tenant', tenant.id]).out;
+}
+console.log('');
+if (verdict.status === 'signed') {
+  console.log(`${issued.encf} is still waiting for the sandbox's verdict; see ${ecfShell} attempts ${issued.encf} ${dataDirFlag}`);
+} else {
+  const t = verdict.taxauth ?? {};
+  console.log(`Sent to the built-in tax authority sandbox: ${issued.encf} is ${verdict.status} (${t.statusCode} ${t.status}), trackId ${t.trackId ?? '-'}`);
+  console.log(`  history        ${ecfShell} attempts ${issued.encf} ${dataDirFlag}`);
+}
+
+// 7. Keep serving the API, unless told not to (then the demo ends here, with exit code 0).
 if (serve) {
   const { key } = ecf(['key', 'create', '--tenant', tenant.id, '--role', 'admin_tenant', '--name', 'demo']).out;
   console.log('');
   console.log(`Admin key (shown once): ${key}`);
   console.log(`Try: curl -H 'X-API-Key: ${key}' http://127.0.0.1:${port}/api/v1/ecf/${issued.id}`);
   console.log(`     curl -H 'X-API-Key: ${key}' http://127.0.0.1:${port}/api/v1/ecf/${issued.id}/xml`);
-  const server = spawn(process.execPath, [bin, 'serve', '--port', port, '--data-dir', dataDir], { stdio: 'inherit' });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
   server.on('exit', (code) => process.exit(code ?? 0));
+} else {
+  server.kill('SIGTERM');
+  server.on('exit', () => process.exit(0));
 }

@@ -1,3 +1,10 @@
+import Attempts from './commands/attempts.js';
+import Retry from './commands/retry.js';
+import Status from './commands/status.js';
+import ContingencyOn from './commands/contingency/on.js';
+import ContingencyOff from './commands/contingency/off.js';
+import Sandbox from './commands/sandbox.js';
+import TaxauthCheck from './commands/taxauth/check.js';
 import Init from './commands/init.js';
 import Migrate from './commands/migrate.js';
 import Serve from './commands/serve.js';
@@ -36,6 +43,13 @@ import Xml from './commands/xml.js';
  * this map instead of scanning folders, which keeps start-up fast.
  */
 export const commands = {
+  attempts: Attempts,
+  retry: Retry,
+  status: Status,
+  'contingency:on': ContingencyOn,
+  'contingency:off': ContingencyOff,
+  sandbox: Sandbox,
+  'taxauth:check': TaxauthCheck,
   init: Init,
   migrate: Migrate,
   serve: Serve,

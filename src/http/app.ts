@@ -14,6 +14,7 @@ import ecfRoutes from './routes/ecf.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
 import organizationRoutes from './routes/organizations.js';
 import sequenceRoutes from './routes/sequences.js';
+import submissionRoutes from './routes/submission.js';
 import openapiRoutes from './routes/openapi.js';
 
 export interface AppOptions {
@@ -92,6 +93,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(emitterProfileRoutes, { engine: options.engine });
   await app.register(organizationRoutes, { engine: options.engine });
   await app.register(sequenceRoutes, { engine: options.engine });
+  await app.register(submissionRoutes, { engine: options.engine });
   await app.ready();
   return app;
 }

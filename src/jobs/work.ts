@@ -13,6 +13,7 @@ await runJob('work', async (engine) => {
     if (results.length === 0) break;
     done += results.filter((r) => r.result === 'done').length;
     rescheduled += results.filter((r) => r.result === 'rescheduled').length;
+    done += results.filter((r) => r.result === 'recorded').length;
   }
   return { done, rescheduled };
 });

@@ -52,6 +52,11 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
   },
   ecf_documents: { ecf_id: true, xml: true, rfce_xml: true },
+  ecf_attempts: {
+    id: true, ecf_id: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
+    sequence_used: true, messages: true, retry_decision: true, xml_sha256: true, recorded_at: true,
+  },
+  platform_state: { key: true, value: true, updated_at: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

@@ -19,6 +19,8 @@ import type { Environment } from '../schema-types.js';
 import { getEmitterProfile } from '../tenants/emitter-profile.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
+import { contingencyState } from '../submission/contingency.js';
+import { queueSubmission } from '../submission/submit.js';
 import { ecfView, type EcfView } from './views.js';
 
 export interface IssueRequest {
@@ -127,6 +129,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
     email: profile.email,
     economicActivity: profile.economicActivity,
   };
+  const contingency = await contingencyState(engine.db);
   const montoTotal = money(computed.totals.montoTotal);
   const print = fingerprint(doc, montoTotal);
   const toleranceWarning = outcome.warnings.length ? outcome.warnings.map((w) => `${w.path}: ${w.message}`).join('; ') : null;
@@ -168,7 +171,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       submits_rfce: signed.rfceXml ? 1 : 0,
       internal_number: internalNumber,
       tolerance_warning: toleranceWarning,
-      signed_during_contingency: 0,
+      signed_during_contingency: contingency.active ? 1 : 0,
       monto_total: montoTotal,
       monto_total_cents: Number(computed.totals.montoTotal.times(100).toFixed(0)),
       buyer_rnc: doc.command.buyer?.rnc ?? null,
@@ -187,6 +190,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       .insertInto('ecf_documents')
       .values({ ecf_id: row.id, xml: Buffer.from(signed.xml, 'utf8'), rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null })
       .execute();
+    await queueSubmission(tx, now, { id: row.id, tenantId });
     const view = ecfView(row);
     if (previous) {
       await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
@@ -203,6 +207,7 @@ async function recentTwin(tx: Tx, tenantId: string, print: string, since: Date) 
     .where('fingerprint', '=', print)
     .where('issued_at', '>=', since.toISOString())
     .orderBy('issued_at', 'desc')
+    .limit(1)
     .executeTakeFirst();
 }
 

@@ -22,6 +22,25 @@ const define = <const K extends string>(
   description: string,
 ) => ({ key, scope, schema, default: defaultValue, description }) satisfies SettingDefinition;
 
+/** A base URL of the tax authority for one environment; null means the authority's own (engine/taxauth/environments.ts). */
+const taxauthUrl = <const K extends string>(key: K, host: 'main' | 'fc', environment: 'test' | 'cert' | 'production') => {
+  const segment = { test: 'testecf', cert: 'certecf', production: 'ecf' }[environment];
+  return define(
+    key,
+    'platform',
+    Nullable(
+      Type.String({
+        pattern: '^https?://[^\\s/?#]+(?:/[^\\s?#]*)?$',
+        errorMessage: `must be an http(s) URL without query or fragment, or null for the authority's own`,
+      }),
+    ),
+    null,
+    host === 'main'
+      ? `Base URL of the tax authority's main host in the ${environment} environment (seed, token, e-CF reception, queries); null uses the authority's own, https://ecf.dgii.gov.do/${segment}.`
+      : `Base URL of the tax authority's consumer-invoice host in the ${environment} environment (RFCE reception); null uses the authority's own, https://fc.dgii.gov.do/${segment}.`,
+  );
+};
+
 export const SETTINGS = [
   define(
     'sequences.mode',
@@ -103,6 +122,20 @@ export const SETTINGS = [
     'How far back duplicate detection looks.',
   ),
   define(
+    'issuing.wait_for_verdict_seconds',
+    'tenant',
+    Type.Integer({ minimum: 0, maximum: 30, errorMessage: 'must be a whole number of seconds from 0 to 30' }),
+    0,
+    "POST /ecf waits up to this long for the authority's verdict before answering; 0 answers at once with status signed.",
+  ),
+  define(
+    'contingency.after_minutes',
+    'platform',
+    Type.Integer({ minimum: 1, maximum: 1440, errorMessage: 'must be a whole number of minutes from 1 to 1440' }),
+    15,
+    'Minutes of failing to reach the authority, with no success between, before contingency starts by itself.',
+  ),
+  define(
     'secrets.store',
     'platform',
     Type.Union([Type.Literal('auto'), Type.Literal('keychain'), Type.Literal('file')], {
@@ -110,6 +143,19 @@ export const SETTINGS = [
     }),
     'auto',
     'Where new secrets rest: the OS keychain, encrypted files beside the database, or auto (the keychain when one answers).',
+  ),
+  taxauthUrl('taxauth.url.test', 'main', 'test'),
+  taxauthUrl('taxauth.url.cert', 'main', 'cert'),
+  taxauthUrl('taxauth.url.production', 'main', 'production'),
+  taxauthUrl('taxauth.fc_url.test', 'fc', 'test'),
+  taxauthUrl('taxauth.fc_url.cert', 'fc', 'cert'),
+  taxauthUrl('taxauth.fc_url.production', 'fc', 'production'),
+  define(
+    'taxauth.timeout_ms',
+    'platform',
+    Type.Integer({ minimum: 100, maximum: 600000, errorMessage: 'must be a whole number of milliseconds from 100 to 600000' }),
+    15000,
+    'How long one call to the tax authority may take (connect, headers and body) before it counts as a timeout.',
   ),
 ] as const;
 

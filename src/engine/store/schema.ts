@@ -166,6 +166,27 @@ export interface EcfDocumentsTable {
   rfce_xml: Buffer | null;
 }
 
+export interface EcfAttemptsTable {
+  id: string;
+  ecf_id: string;
+  attempt: number;
+  outcome: string;
+  track_id: string | null;
+  status_code: number | null;
+  status_text: string | null;
+  sequence_used: number | null;
+  messages: string;
+  retry_decision: string | null;
+  xml_sha256: string;
+  recorded_at: string;
+}
+
+export interface PlatformStateTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -179,4 +200,6 @@ export interface Database {
   sequence_ranges: SequenceRangesTable;
   ecf: EcfTable;
   ecf_documents: EcfDocumentsTable;
+  ecf_attempts: EcfAttemptsTable;
+  platform_state: PlatformStateTable;
 }

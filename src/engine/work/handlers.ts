@@ -1,7 +1,7 @@
 import type { WorkHandler } from './run.js';
+import { SUBMIT_KIND, submitHandler } from '../submission/submit.js';
 
-/**
- * The work kinds the background job performs, each with its handler.
- * Submission to the authority and webhook delivery register here as they land.
- */
-export const WORK_HANDLERS: Readonly<Record<string, WorkHandler>> = {};
+/** The work kinds the background job performs, each with its handler. */
+export const WORK_HANDLERS: Readonly<Record<string, WorkHandler>> = {
+  [SUBMIT_KIND]: submitHandler,
+};

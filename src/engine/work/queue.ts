@@ -126,6 +126,20 @@ export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<W
   return rows.map(toItem).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
 }
 
+/** Claims the pending item of one (kind, ref) now, due or not, if no live lease holds it. */
+export async function claimRef(db: Db, now: Date, kind: string, ref: string, owner: string, leaseMs: number): Promise<WorkItem | null> {
+  const at = now.toISOString();
+  const row = await db
+    .updateTable('work')
+    .set({ lease_owner: owner, lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(), attempts: sql<number>`attempts + 1`, updated_at: at })
+    .where('kind', '=', kind)
+    .where('ref', '=', ref)
+    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
+    .returningAll()
+    .executeTakeFirst();
+  return row ? toItem(row) : null;
+}
+
 /** Finishes a claimed item. False when the lease was lost (expired and claimed by another). */
 export async function complete(db: Db, item: WorkItem, owner: string): Promise<boolean> {
   const r = await db

@@ -1,8 +1,13 @@
 import type { Engine } from '../engine.js';
 import { claim, complete, reschedule, type WorkItem } from './queue.js';
 
-/** What a handler decides about one item: finished, or try again later. */
-export type WorkOutcome = { readonly done: true } | { readonly retryAt: Date; readonly error: string };
+/**
+ * What a handler decides about one item: finished, try again later, or
+ * `recorded` when the handler already completed or rescheduled the item in
+ * the transaction that recorded its result (so both happen or neither).
+ */
+export type WorkOutcome = { readonly done: true } | { readonly retryAt: Date; readonly error: string } | { readonly recorded: true };
+export const RECORDED: WorkOutcome = { recorded: true };
 
 /**
  * Performs one claimed item. Runs outside any transaction (it may talk to the
@@ -14,7 +19,7 @@ export type WorkHandler = (engine: Engine, item: WorkItem) => Promise<WorkOutcom
 export interface ItemResult {
   readonly id: string;
   readonly kind: string;
-  readonly result: 'done' | 'rescheduled' | 'lease_lost';
+  readonly result: 'done' | 'rescheduled' | 'recorded' | 'lease_lost';
   readonly error?: string;
 }
 
@@ -52,7 +57,9 @@ export async function runDueWork(engine: Engine, options: RunOptions): Promise<I
       outcome = { retryAt: new Date(engine.clock.now().getTime() + CRASH_RETRY_MS), error };
     }
     const now = engine.clock.now();
-    if ('done' in outcome) {
+    if ('recorded' in outcome) {
+      results.push({ id: item.id, kind: item.kind, result: 'recorded' });
+    } else if ('done' in outcome) {
       const kept = await complete(engine.db, item, options.owner);
       results.push({ id: item.id, kind: item.kind, result: kept ? 'done' : 'lease_lost' });
     } else {

@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation.js';
 import * as certificates from './0002-certificates.js';
 import * as issuing from './0003-issuing.js';
+import * as submission from './0004-submission.js';
+import * as listIndexes from './0005-list-indexes.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-certificates': certificates,
   '0003-issuing': issuing,
+  '0004-submission': submission,
+  '0005-list-indexes': listIndexes,
 };

@@ -1,0 +1,216 @@
+// Issuing over HTTP, end to end: POST /api/v1/ecf against the real app listening on
+// loopback (in a child process, bench/issue-server.ts), with N requests kept in flight.
+// Prints, per N, e-CF/s, p50/p99 latency, and e-CF/s ÷ raw RSA-2048 signs/s measured
+// in this run while the server is idle (targets: ratio >= 0.50, p99 <= 25 ms at N = 16).
+// Then the cold CLI: wall time of `node bin/ecf.js issue <file> --data-dir <dir> --json`
+// (target <= 1 s). Environment: BENCH_SECONDS (per N, default 4), BENCH_CLIENTS (default 1,16,64),
+// BENCH_IDENTICAL=0 (skip the identical-body run), BENCH_CPU_PROF_DIR (profile the server).
+import { fork, spawnSync } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { payload } from './documents.js';
+import { distModules, seedBenchIssuer } from './seed.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,16,64').split(',').map(Number);
+// Each request is a different sale: the first line's name carries the request number, so
+// duplicate detection (on by default, duplicates.mode observar) finds no twin. With the
+// very same body every time each request is a suspected duplicate of all the earlier ones
+// in the window; that case is measured separately at the end (IDENTICAL).
+const distinctBody = (i: number) =>
+  Buffer.from(JSON.stringify({ ...payload, lines: [{ ...payload.lines[0]!, name: `${payload.lines[0]!.name} #${i}` }, ...payload.lines.slice(1)] }));
+const identicalBody = Buffer.from(JSON.stringify(payload));
+
+/** Operations per second of `fn`, best of `rounds` rounds of `ms` each (as in signing.bench.ts). */
+function rate(fn: () => void, rounds = 5, ms = 400): number {
+  for (let i = 0; i < 20; i++) fn();
+  let best = 0;
+  for (let r = 0; r < rounds; r++) {
+    let n = 0;
+    const start = process.hrtime.bigint();
+    const end = start + BigInt(ms) * 1_000_000n;
+    let now = start;
+    while (now < end) {
+      fn();
+      n++;
+      now = process.hrtime.bigint();
+    }
+    best = Math.max(best, n / (Number(now - start) / 1e9));
+  }
+  return best;
+}
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+
+// ---- the server, in its own process ----
+const dataDir = mkdtempSync(join(tmpdir(), 'ecf-bench-http-'));
+const temporary = [dataDir];
+process.on('exit', () => {
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+});
+// BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of the server process there.
+const profDir = process.env.BENCH_CPU_PROF_DIR;
+const server = fork(join(root, 'bench', 'issue-server.ts'), [dataDir], {
+  execArgv: ['--import', 'tsx', ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
+  stdio: 'inherit',
+});
+const ready = await new Promise<{ port: number; key: string }>((resolve, reject) => {
+  server.once('message', (m) => resolve(m as { port: number; key: string }));
+  server.once('exit', (code) => reject(new Error(`issue-server exited with ${code} before listening`)));
+});
+const serverCpu = () =>
+  new Promise<NodeJS.CpuUsage>((resolve) => {
+    server.once('message', (m) => resolve((m as { cpu: NodeJS.CpuUsage }).cpu));
+    server.send('cpu');
+  });
+
+// ---- raw RSA-2048 while the server is idle ----
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const signedInfoSized = Buffer.alloc(800, 'a');
+const raw = rate(() => sign('sha256', signedInfoSized, privateKey));
+
+// ---- the load generator ----
+interface Outcome {
+  readonly status: number;
+  readonly ms: number;
+  readonly text?: string;
+}
+
+function post(agent: Agent, key: string, body: Buffer): Promise<Outcome> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port: ready.port,
+        method: 'POST',
+        path: '/api/v1/ecf',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          'x-api-key': ready.key,
+          'idempotency-key': key,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          const status = res.statusCode ?? 0;
+          resolve(status === 201 ? { status, ms } : { status, ms, text: Buffer.concat(chunks).toString('utf8').slice(0, 300) });
+        });
+      },
+    );
+    req.on('error', (e) => resolve({ status: 0, ms: Number(process.hrtime.bigint() - start) / 1e6, text: String(e) }));
+    req.end(body);
+  });
+}
+
+let keyCounter = 0;
+const runId = Date.now().toString(36);
+
+/** Keeps `clients` requests in flight for `ms`; the latency of each request and the failures. */
+async function load(clients: number, ms: number, identical = false) {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const latencies: number[] = [];
+  const failures = new Map<string, number>();
+  let firstFailure: string | undefined;
+  const start = performance.now();
+  const stopAt = start + ms;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < stopAt) {
+        const i = ++keyCounter;
+        const o = await post(agent, `bench-${runId}-${i}`, identical ? identicalBody : distinctBody(i));
+        if (o.status === 201) latencies.push(o.ms);
+        else {
+          const k = String(o.status);
+          failures.set(k, (failures.get(k) ?? 0) + 1);
+          firstFailure ??= `${o.status} ${o.text}`;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { latencies, elapsed, failures, firstFailure };
+}
+
+const fmt = (n: number, w = 7, d = 0) => n.toFixed(d).padStart(w);
+console.log(`document: e-CF 31, 12 lines, ${identicalBody.length} bytes of JSON (first line name numbered per request); server in a child process, ${seconds} s per N`);
+console.log(`raw RSA-2048 sign (server idle)   ${fmt(raw)} /s`);
+
+await load(4, 1000); // warm-up: JIT, statement cache, credentials opened
+let totalErrors = 0;
+async function measure(label: string, n: number, identical = false): Promise<void> {
+  const cpu0 = await serverCpu();
+  const own0 = process.cpuUsage();
+  const r = await load(n, seconds * 1000, identical);
+  const own = process.cpuUsage(own0);
+  const cpu1 = await serverCpu();
+  const okPerSec = r.latencies.length / r.elapsed;
+  const errors = [...r.failures.values()].reduce((a, b) => a + b, 0);
+  totalErrors += errors;
+  const p50 = percentile(r.latencies, 50);
+  const p99 = percentile(r.latencies, 99);
+  const serverCpuShare = ((cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1e6 / r.elapsed) * 100;
+  const clientCpuShare = ((own.user + own.system) / 1e6 / r.elapsed) * 100;
+  const ratio = okPerSec / raw;
+  const ratioMark = ratio >= 0.5 ? 'ok' : 'MISSED';
+  const p99Target = n === 16 && !identical ? `   (target <= 25 ms: ${p99 <= 25 ? 'ok' : 'MISSED'})` : '';
+  console.log(
+    `${label} N=${String(n).padStart(2)}  ${fmt(okPerSec)} e-CF/s   p50 ${fmt(p50, 6, 1)} ms   p99 ${fmt(p99, 6, 1)} ms${p99Target}` +
+      `   ratio ${ratio.toFixed(3)}${identical ? '' : ` (target >= 0.50: ${ratioMark})`}   CPU server ${fmt(serverCpuShare, 3)}% client ${fmt(clientCpuShare, 3)}%` +
+      `   201: ${r.latencies.length}, errors: ${errors}${errors ? ` ${JSON.stringify(Object.fromEntries(r.failures))}` : ''}`,
+  );
+  if (r.firstFailure) console.log(`      first failure: ${r.firstFailure}`);
+}
+for (const n of CLIENTS) await measure('distinct ', n);
+// Every request the same sale: each one is checked against all the earlier ones within duplicates.window_minutes.
+if (process.env.BENCH_IDENTICAL !== '0') await measure('IDENTICAL', 16, true);
+console.log(`all responses 201: ${totalErrors === 0 ? 'yes' : `no, ${totalErrors} errors`}`);
+
+server.send('close');
+await new Promise((resolve) => server.once('exit', resolve));
+
+// ---- cold CLI ----
+const bin = join(root, 'bin', 'ecf.js');
+if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) {
+  console.log('cold CLI: dist/ is missing; run `npm run build` first (skipped)');
+} else if (spawnSync(process.execPath, [bin, 'issue', '--help'], { cwd: root, stdio: 'ignore' }).status !== 0) {
+  console.log('cold CLI: ecf issue not available (skipped)');
+} else {
+  // Seeded with the build's own engine (dist/), so the data dir has the migrations the CLI expects.
+  const cliDir = mkdtempSync(join(tmpdir(), 'ecf-bench-cli-'));
+  temporary.push(cliDir);
+  const dist = await distModules(root);
+  const engine = await dist.openEngine({ dataDir: cliDir });
+  await seedBenchIssuer(engine, { rangeTo: 1000 }, dist);
+  await engine.close();
+  const times: number[] = [];
+  let failed: string | undefined;
+  for (let i = 0; i < 3; i++) {
+    const file = join(cliDir, `invoice-${i}.json`);
+    writeFileSync(file, JSON.stringify({ ...payload, internalNumber: `CLI-${runId}-${i}` }));
+    const start = performance.now();
+    const out = spawnSync(process.execPath, [bin, 'issue', file, '--data-dir', cliDir, '--json'], { cwd: root, encoding: 'utf8' });
+    times.push(performance.now() - start);
+    if (out.status !== 0) failed ??= `exit ${out.status}: ${(out.stdout + out.stderr).slice(0, 400)}`;
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[1]!;
+  console.log(
+    `cold CLI \`ecf issue <file> --json\`: best ${fmt(sorted[0]!, 5)} ms, median ${fmt(median, 5)} ms` +
+      ` (target <= 1000 ms: ${median <= 1000 ? 'ok' : 'MISSED'}); runs ${times.map((t) => t.toFixed(0)).join(', ')} ms`,
+  );
+  if (failed) console.log(`      a run failed: ${failed}`);
+}

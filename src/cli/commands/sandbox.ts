@@ -1,0 +1,25 @@
+import { Flags } from '@oclif/core';
+import { EcfCommand } from '../base.js';
+import { startSandbox } from '../../sandbox/index.js';
+
+export default class Sandbox extends EcfCommand {
+  static override description =
+    "Run the built-in stand-in for the tax authority (seed, token, reception, RFCE, status queries; checks schemas and signatures) until stopped. Script outcomes with POST /_sandbox/script.";
+  static override examples = ['<%= config.bin %> sandbox --port 8788'];
+  static override flags = {
+    host: Flags.string({ default: '127.0.0.1' }),
+    port: Flags.integer({ default: 8788, min: 0, max: 65535 }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(Sandbox);
+    const sandbox = await startSandbox({ host: flags.host, port: flags.port });
+    this.log(`tax authority sandbox at ${sandbox.url} (environments ${sandbox.url}/testecf, /certecf, /ecf)`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await sandbox.close();
+    return { url: sandbox.url, stopped: true };
+  }
+}

@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core';
+import { EcfCommand } from '../base.js';
+import { record } from '../render.js';
+import { resolveTenant, tenantFlag } from '../tenant-flag.js';
+import { findEcf } from '../../engine/ecf/queries.js';
+
+export default class Status extends EcfCommand {
+  static override description = "An e-CF's state with the tax authority: status, trackId, verdict, messages, automatic retries";
+  static override examples = ['<%= config.bin %> status E310000000001 --json'];
+  static override args = { id: Args.string({ description: 'e-CF id or e-NCF', required: true, ignoreStdin: true }) };
+  static override flags = { tenant: tenantFlag };
+
+  async run() {
+    const { args, flags } = await this.parse(Status);
+    const engine = await this.engine(flags);
+    const tenant = await resolveTenant(engine, flags.tenant);
+    const ecf = await findEcf(engine, tenant.id, args.id);
+    const result = { id: ecf.id, encf: ecf.encf, status: ecf.status, taxauth: ecf.taxauth, retry: ecf.retry };
+    this.log(record({ encf: ecf.encf, status: ecf.status, ...(ecf.taxauth ?? {}), retry: ecf.retry }));
+    return result;
+  }
+}

@@ -1,0 +1,82 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { toDominicanIso } from '../clock.js';
+import type { Engine } from '../engine.js';
+import { notFound } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import type { Tx } from '../store/database.js';
+import type { Outcome } from './rules.js';
+
+/** One submission cycle, as the contract's attempt record. */
+export const AttemptView = Type.Object({
+  attempt: Type.Integer(),
+  outcome: Type.String({ description: 'accepted, accepted_conditional, rejected, review or failed' }),
+  trackId: Type.Optional(Type.String()),
+  statusCode: Type.Optional(Type.Integer()),
+  statusText: Type.Optional(Type.String()),
+  sequenceUsed: Type.Optional(Type.Boolean()),
+  messages: Type.Array(Type.Object({ code: Type.Integer(), value: Type.String() })),
+  retryDecision: Type.Optional(Type.String({ description: 'auto:<code> (resent by itself) or exhausted' })),
+  xmlSha256: Type.String(),
+  recordedAt: Type.String({ format: 'date-time' }),
+});
+export type AttemptView = Static<typeof AttemptView>;
+
+export interface AttemptInput {
+  readonly ecfId: string;
+  readonly outcome: Outcome;
+  readonly trackId?: string | null;
+  readonly statusCode?: number | null;
+  readonly statusText?: string | null;
+  readonly sequenceUsed?: boolean | null;
+  readonly messages: readonly { code: number; value: string }[];
+  readonly retryDecision?: string | null;
+  readonly xmlSha256: string;
+}
+
+export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise<number> {
+  const { n } = await tx
+    .selectFrom('ecf_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('ecf_id', '=', a.ecfId)
+    .executeTakeFirstOrThrow();
+  const attempt = Number(n) + 1;
+  await tx
+    .insertInto('ecf_attempts')
+    .values({
+      id: newId(),
+      ecf_id: a.ecfId,
+      attempt,
+      outcome: a.outcome,
+      track_id: a.trackId ?? null,
+      status_code: a.statusCode ?? null,
+      status_text: a.statusText ?? null,
+      sequence_used: a.sequenceUsed === null || a.sequenceUsed === undefined ? null : a.sequenceUsed ? 1 : 0,
+      messages: JSON.stringify(a.messages),
+      retry_decision: a.retryDecision ?? null,
+      xml_sha256: a.xmlSha256,
+      recorded_at: now.toISOString(),
+    })
+    .execute();
+  return attempt;
+}
+
+/** GET /ecf/{id}/attempts: every cycle, oldest first, including those before a resend. */
+export async function listAttempts(engine: Engine, tenantId: string, ecfId: string): Promise<AttemptView[]> {
+  const ecf = isUuid(ecfId)
+    ? await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('id', '=', ecfId).executeTakeFirst()
+    : undefined;
+  if (!ecf) throw notFound('Ecf');
+  const rows = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_id', '=', ecfId).orderBy('attempt').execute();
+  return rows.map((r) => ({
+    attempt: r.attempt,
+    outcome: r.outcome,
+    ...(r.track_id !== null && { trackId: r.track_id }),
+    ...(r.status_code !== null && { statusCode: r.status_code }),
+    ...(r.status_text !== null && { statusText: r.status_text }),
+    ...(r.sequence_used !== null && { sequenceUsed: r.sequence_used === 1 }),
+    messages: JSON.parse(r.messages) as { code: number; value: string }[],
+    ...(r.retry_decision !== null && { retryDecision: r.retry_decision }),
+    xmlSha256: r.xml_sha256,
+    recordedAt: toDominicanIso(r.recorded_at),
+  }));
+}

@@ -1,0 +1,32 @@
+import type { Engine } from '../engine.js';
+import { conflict, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { inTransaction } from '../store/database.js';
+import { ecfView, type EcfView } from '../ecf/views.js';
+import { queueSubmission } from './submit.js';
+
+/**
+ * POST /ecf/{id}/retry: re-queues the same signed XML for an e-CF in
+ * `failed` or `review`, or `rejected` when the authority did not consume the
+ * e-NCF. Asks the authority what it has before sending (a review may already
+ * be there).
+ */
+export async function retryEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
+  const now = engine.clock.now();
+  return inTransaction(engine.db, async (tx) => {
+    const row = isUuid(id) ? await tx.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst() : undefined;
+    if (!row) throw notFound('Ecf');
+    const taxauth = row.taxauth ? (JSON.parse(row.taxauth) as { sequenceUsed?: boolean }) : {};
+    if (row.status === 'rejected' && taxauth.sequenceUsed !== false) {
+      throw conflict('Ecf.SequenceConsumed', `The authority consumed ${row.encf} with this rejection; issue a new e-CF.`);
+    }
+    if (!['failed', 'review', 'rejected'].includes(row.status)) {
+      throw conflict('Ecf.NotRetryable', `${row.encf} is ${row.status}; only failed, review, or rejected without a consumed e-NCF can be retried.`);
+    }
+    const next = { ...row, status: 'signed', updated_at: now.toISOString() };
+    await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
+    await tx.deleteFrom('work').where('kind', '=', 'ecf.submit').where('ref', '=', row.id).execute();
+    await queueSubmission(tx, now, { id: row.id, tenantId }, { phase: 'send', unclear: row.status !== 'rejected' });
+    return ecfView(next);
+  });
+}

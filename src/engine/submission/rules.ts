@@ -1,0 +1,35 @@
+/**
+ * The ladders and classifications the submission pipeline follows. One
+ * place, read through the injected clock, so tests move time instead of
+ * sleeping.
+ */
+
+/** Status queries after a trackId (code 3 "En proceso" or 0 right after sending); when they run out: review. */
+export const POLL_LADDER_MS = [2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000] as const;
+
+/** Waits after transport failures (5xx, timeouts, connection errors); when they run out: failed. */
+export const TRANSPORT_LADDER_MS = [10_000, 30_000, 60_000, 300_000, 900_000, 1_800_000] as const;
+
+/** Wait before resending the same XML after a transient rejection. */
+export const RESEND_DELAY_MS = 30_000;
+
+/**
+ * Rejection message codes that say "try again later" rather than "fix the
+ * document" (NOTES §13): 614, a note sent before the e-CF it modifies was
+ * accepted; 9001, the authority's own "service temporarily unavailable"
+ * answer as the sandbox gives it.
+ */
+export const TRANSIENT_REJECTION_CODES: ReadonlySet<number> = new Set([614, 9001]);
+
+export type Outcome = 'accepted' | 'accepted_conditional' | 'rejected' | 'review' | 'failed';
+
+export const STATUS_TEXT: Record<number, string> = {
+  0: 'No encontrado',
+  1: 'Aceptado',
+  2: 'Rechazado',
+  3: 'En Proceso',
+  4: 'Aceptado Condicional',
+};
+
+/** Final e-CF states: nothing more happens without an operator's retry. */
+export const FINAL_STATES: ReadonlySet<string> = new Set(['accepted', 'accepted_conditional', 'rejected', 'review', 'failed']);

@@ -1,0 +1,259 @@
+import type { Selectable } from 'kysely';
+import type { Engine } from '../engine.js';
+import { emit } from '../events/outbox.js';
+import type { EventType } from '../events/catalogue.js';
+import { ecfView } from '../ecf/views.js';
+import { getSetting } from '../settings/settings.js';
+import type { Environment } from '../schema-types.js';
+import { inTransaction, type Tx } from '../store/database.js';
+import type { EcfTable } from '../store/schema.js';
+import { complete, enqueue, reschedule, type WorkItem } from '../work/queue.js';
+import { RECORDED, type WorkOutcome } from '../work/run.js';
+import { clientFor } from '../taxauth/connection.js';
+import { TaxauthError } from '../taxauth/errors.js';
+import { defaultTokenCache } from '../taxauth/token-cache.js';
+import { recordAttempt } from './attempts.js';
+import { noteTransportFailure, noteTransportSuccess } from './contingency.js';
+import { FINAL_STATES, POLL_LADDER_MS, RESEND_DELAY_MS, STATUS_TEXT, TRANSIENT_REJECTION_CODES, TRANSPORT_LADDER_MS } from './rules.js';
+
+export const SUBMIT_KIND = 'ecf.submit';
+
+/** Where one e-CF's submission stands between two runs of the job. */
+export interface SubmitState {
+  readonly phase: 'send' | 'poll';
+  readonly trackId?: string;
+  readonly polls?: number;
+  readonly transportFailures?: number;
+  /**
+   * The last send may have reached the authority without us hearing back
+   * (timeout, dropped connection): ask what it has before sending again.
+   */
+  readonly unclear?: boolean;
+}
+
+/** Queues the submission of an e-CF; call in the transaction that stores or re-queues it. */
+export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: string }, state: SubmitState = { phase: 'send' }) {
+  return enqueue(tx, now, { kind: SUBMIT_KIND, tenantId: ecf.tenantId, ref: ecf.id, payload: state });
+}
+
+/** One token cache per process; tokens never leave the engine. */
+export const tokens = defaultTokenCache;
+
+type Row = Selectable<EcfTable>;
+interface Verdict {
+  readonly code: number;
+  readonly status: string;
+  readonly sequenceUsed: boolean | null;
+  readonly messages: readonly { code: number; value: string }[];
+  readonly trackId: string | null;
+  readonly receivedAt: string | null;
+}
+
+interface Taxauth {
+  trackId?: string;
+  status?: string;
+  statusCode?: number;
+  sequenceUsed?: boolean;
+  messages?: { code: number; value: string }[];
+  submittedAt?: string;
+  receivedAt?: string;
+  processedAt?: string;
+}
+
+const EVENT_OF: Record<string, EventType> = {
+  accepted: 'ecf.accepted',
+  accepted_conditional: 'ecf.accepted_conditional',
+  rejected: 'ecf.rejected',
+  review: 'ecf.review',
+  failed: 'ecf.failed',
+};
+
+/** Changes the e-CF and emits the event of the change with the e-CF view as it now is. */
+async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event: EventType | null): Promise<Row> {
+  const next = { ...row, ...changes, updated_at: now.toISOString() };
+  await tx
+    .updateTable('ecf')
+    .set({ status: next.status, taxauth: next.taxauth, retry: next.retry, updated_at: next.updated_at })
+    .where('id', '=', row.id)
+    .execute();
+  if (event) await emit(tx, now, row.tenant_id, event, ecfView(next));
+  return next;
+}
+
+const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth) as Taxauth) : {});
+
+/**
+ * The work handler of `ecf.submit`: sends the stored signed bytes (the RFCE
+ * for type 32 under DOP 250,000), follows the status query ladder, resends the
+ * same XML after transient rejections up to `retry.max`, and after a send
+ * whose answer was lost asks the authority what it has before sending again.
+ * Every network call is outside any transaction; each result is recorded, with
+ * its attempt row, events and the next step of the work item, in one.
+ */
+export async function submitHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
+  const row = await engine.db.selectFrom('ecf').selectAll().where('id', '=', item.ref!).executeTakeFirst();
+  if (!row || FINAL_STATES.has(row.status)) return { done: true };
+  const doc = await engine.db.selectFrom('ecf_documents').selectAll().where('ecf_id', '=', row.id).executeTakeFirstOrThrow();
+  const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
+  const state = (item.payload ?? { phase: 'send' }) as SubmitState;
+  const environment = row.environment as Environment;
+  const client = await clientFor(engine, environment);
+  const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, row.tenant_id, environment, fn);
+  const owner = item.leaseOwner!;
+
+  try {
+    if (row.submits_rfce === 1) {
+      // The RFCE's verdict is synchronous and it has no trackId: after a send whose answer may have been
+      // lost (or a process that died mid-send), ask the authority's status of the e-NCF before sending again.
+      if (state.unclear) {
+        const known = await withToken((t) => client.status(t, { rnc: tenant.rnc, encf: row.encf, securityCode: row.security_code }));
+        if (known.code === 1 || known.code === 2 || known.code === 4) {
+          await noteTransportSuccess(engine);
+          await finish(engine, item, owner, row, { code: known.code, status: known.status, sequenceUsed: true, messages: [], trackId: null, receivedAt: null });
+          return RECORDED;
+        }
+      }
+      await markUnclear(engine, item, owner, state);
+      const v = await withToken((t) => client.sendRfce(t, { rnc: tenant.rnc, encf: row.encf, xml: doc.rfce_xml! }));
+      await noteTransportSuccess(engine);
+      await finish(engine, item, owner, row, { ...v, trackId: null, receivedAt: null });
+      return RECORDED;
+    }
+
+    if (state.phase === 'send') {
+      let trackId: string | null = null;
+      // A send whose answer never came back, or one made by a process that died before recording
+      // it (the mark below survives it), may have reached the authority: ask what it has before
+      // sending again, ignoring
+      // trackIds whose verdict is already recorded (an earlier cycle before an automatic resend).
+      // A trackId found this way is followed with status queries instead of a second send.
+      if (state.unclear) {
+        // Only trackIds that got a verdict are settled; one left in review is still worth asking about.
+        const seen = await engine.db
+          .selectFrom('ecf_attempts')
+          .select('track_id')
+          .where('ecf_id', '=', row.id)
+          .where('status_code', 'in', [1, 2, 4])
+          .execute();
+        const recorded = new Set(seen.map((a) => a.track_id));
+        const known = (await withToken((t) => client.trackIds(t, tenant.rnc, row.encf))).filter((k) => !recorded.has(k.trackId));
+        trackId = known.length ? known[known.length - 1]!.trackId : null;
+      }
+      if (trackId === null) {
+        await markUnclear(engine, item, owner, state);
+        trackId = (await withToken((t) => client.sendEcf(t, { rnc: tenant.rnc, encf: row.encf, xml: doc.xml }))).trackId;
+      }
+      await noteTransportSuccess(engine);
+      const now = engine.clock.now();
+      await inTransaction(engine.db, async (tx) => {
+        const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
+        await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted');
+        await reschedule(tx, now, item, owner, { dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]), payload: { phase: 'poll', trackId, polls: 0 } });
+      });
+      return RECORDED;
+    }
+
+    const result = await withToken((t) => client.result(t, state.trackId!));
+    await noteTransportSuccess(engine);
+    if (result.code === 3 || result.code === 0) {
+      const polls = (state.polls ?? 0) + 1;
+      const now = engine.clock.now();
+      if (polls < POLL_LADDER_MS.length) {
+        await reschedule(engine.db, now, item, owner, { dueAt: new Date(now.getTime() + POLL_LADDER_MS[polls]!), payload: { ...state, polls } });
+        return RECORDED;
+      }
+      await inTransaction(engine.db, async (tx) => {
+        await recordAttempt(tx, now, {
+          ecfId: row.id, outcome: 'review', trackId: state.trackId, statusCode: null, statusText: result.status,
+          sequenceUsed: result.sequenceUsed, messages: result.messages, xmlSha256: row.document_hash,
+        });
+        const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
+        await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review');
+        await complete(tx, item, owner);
+      });
+      return RECORDED;
+    }
+    await finish(engine, item, owner, row, { ...result, trackId: state.trackId! });
+    return RECORDED;
+  } catch (e) {
+    if (!(e instanceof TaxauthError)) throw e;
+    return transportFailure(engine, item, owner, row, state, e);
+  }
+}
+
+/**
+ * Written before every send and replaced when its result is recorded: if the
+ * process dies in between, the next claim knows the send may have arrived.
+ */
+async function markUnclear(engine: Engine, item: WorkItem, owner: string, state: SubmitState): Promise<void> {
+  await engine.db
+    .updateTable('work')
+    .set({ payload: JSON.stringify({ ...state, unclear: true }) })
+    .where('id', '=', item.id)
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
+/** A verdict (code 1, 2 or 4) arrived: accepted, conditional, rejected, or an automatic resend. */
+async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v: Verdict): Promise<void> {
+  const now = engine.clock.now();
+  const max = await getSetting<number>(engine, 'retry.max', row.tenant_id);
+  await inTransaction(engine.db, async (tx) => {
+    const retry = row.retry ? (JSON.parse(row.retry) as { count: number; max: number; nextAttemptAt: string | null }) : null;
+    const transient = v.code === 2 ? v.messages.find((m) => TRANSIENT_REJECTION_CODES.has(m.code)) : undefined;
+    const count = retry?.count ?? 0;
+    const base = {
+      ecfId: row.id, trackId: v.trackId, statusCode: v.code, statusText: v.status || STATUS_TEXT[v.code],
+      sequenceUsed: v.sequenceUsed, messages: v.messages, xmlSha256: row.document_hash,
+    };
+    const taxauth: Taxauth = {
+      ...taxauthOf(row),
+      ...(v.trackId && { trackId: v.trackId }),
+      status: v.status || STATUS_TEXT[v.code],
+      statusCode: v.code,
+      ...(v.sequenceUsed !== null && { sequenceUsed: v.sequenceUsed }),
+      messages: [...v.messages],
+      ...(v.receivedAt && { receivedAt: v.receivedAt }),
+      ...(row.submits_rfce === 1 && { submittedAt: now.toISOString() }),
+      processedAt: now.toISOString(),
+    };
+    if (transient && count < max) {
+      const nextAttemptAt = new Date(now.getTime() + RESEND_DELAY_MS);
+      await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
+      const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
+      await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null);
+      await reschedule(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' } });
+      return;
+    }
+    const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
+    await recordAttempt(tx, now, { ...base, outcome, retryDecision: transient ? 'exhausted' : null });
+    const r = retry ? JSON.stringify({ ...retry, max, nextAttemptAt: null }) : row.retry;
+    await update(tx, now, row, { status: outcome, taxauth: JSON.stringify(taxauth), retry: r }, EVENT_OF[outcome]!);
+    await complete(tx, item, owner);
+  });
+}
+
+/** The authority could not be reached or did not answer: wait on the ladder, then fail. */
+async function transportFailure(engine: Engine, item: WorkItem, owner: string, row: Row, state: SubmitState, error: TaxauthError): Promise<WorkOutcome> {
+  const failures = (state.transportFailures ?? 0) + 1;
+  if (error.transient) await noteTransportFailure(engine);
+  const now = engine.clock.now();
+  const message = { code: error.status ?? 0, value: error.message };
+  if (error.transient && failures <= TRANSPORT_LADDER_MS.length) {
+    // A send that timed out or lost its connection may have arrived: ask before sending again.
+    const unclear = state.phase === 'send' && (state.unclear || error.kind === 'timeout' || error.kind === 'network');
+    await reschedule(engine.db, now, item, owner, {
+      dueAt: new Date(now.getTime() + TRANSPORT_LADDER_MS[failures - 1]!),
+      error: error.message,
+      payload: { ...state, transportFailures: failures, ...(state.phase === 'send' && { unclear }) },
+    });
+    return RECORDED;
+  }
+  await inTransaction(engine.db, async (tx) => {
+    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message], xmlSha256: row.document_hash });
+    const t = { ...taxauthOf(row), messages: [message] };
+    await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed');
+    await complete(tx, item, owner);
+  });
+  return RECORDED;
+}

@@ -1,0 +1,371 @@
+import { randomBytes } from 'node:crypto';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Engine } from '../engine.js';
+import type { Environment } from '../schema-types.js';
+import { clientSettings } from './environments.js';
+import { TaxauthError, collapseErrorBody, decodeEntities } from './errors.js';
+import {
+  STATUS_TEXT,
+  asList,
+  authorityInstant,
+  bool,
+  isRecord,
+  messages,
+  parseAuthorityDate,
+  pick,
+  text,
+  verdictCode,
+} from './parse.js';
+import type { EcfStatus, EcfUpload, ResultVerdict, RfceVerdict, StatusQuery, TokenGrant, TrackIdEntry } from './types.js';
+
+/**
+ * HTTP client of the tax authority's web services (NOTES §2–4). One method
+ * per service; each throws a TaxauthError on any failure (errors.ts).
+ *
+ * Uploads are multipart/form-data with one part named `xml` (type text/xml,
+ * file name `{RNC}{eNCF}.xml`), built here as one Buffer so the request
+ * carries a real Content-Length (the authority answers "Multipart cannot be
+ * empty" to chunked uploads, NOTES §3.1). Every call asks for JSON.
+ *
+ * The bearer token goes in the Authorization header and nowhere else: it is
+ * removed from any error text before the error leaves this module.
+ */
+
+export interface TaxauthClientOptions {
+  /** Main host and environment, e.g. https://ecf.dgii.gov.do/testecf */
+  readonly baseUrl: string;
+  /** fc host and environment, e.g. https://fc.dgii.gov.do/testecf */
+  readonly fcUrl: string;
+  /** Whole-call limit: connect, headers and body. */
+  readonly timeoutMs: number;
+  /** undici dispatcher; by default one shared Agent that speaks TLS 1.2 or later. */
+  readonly dispatcher?: Dispatcher;
+}
+
+const PATHS = {
+  seed: 'autenticacion/api/autenticacion/semilla',
+  validateSeed: 'autenticacion/api/autenticacion/validarsemilla',
+  reception: 'recepcion/api/facturaselectronicas',
+  rfceReception: 'recepcionfc/api/recepcion/ecf',
+  result: 'consultaresultado/api/consultas/estado',
+  trackIds: 'consultatrackids/api/trackids/consulta',
+  status: 'consultaestado/api/consultas/estado',
+} as const;
+
+const RNC = /^(?:\d{9}|\d{11})$/;
+const ENCF = /^E\d{12}$/;
+
+/** Lifetime the authority documents for a token, used when its answer has no readable dates (NOTES §2). */
+const DOCUMENTED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+
+let sharedAgent: Agent | undefined;
+
+/** The process-wide dispatcher: keep-alive connections, TLS 1.2 at least (NOTES §3.1). */
+export function taxauthAgent(): Agent {
+  sharedAgent ??= new Agent({ connect: { minVersion: 'TLSv1.2' }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  return sharedAgent;
+}
+
+/** The client of one environment as the platform settings configure it. */
+export async function clientFor(engine: Engine, environment: Environment): Promise<TaxauthClient> {
+  return new TaxauthClient(await clientSettings(engine, environment));
+}
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string | null;
+}
+
+interface CallOptions {
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  readonly token?: string;
+  readonly accept?: string;
+  readonly upload?: { readonly fileName: string; readonly xml: Buffer | string };
+}
+
+export class TaxauthClient {
+  readonly baseUrl: string;
+  readonly fcUrl: string;
+  readonly timeoutMs: number;
+  readonly #dispatcher: Dispatcher;
+
+  constructor(options: TaxauthClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fcUrl = options.fcUrl.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs;
+    this.#dispatcher = options.dispatcher ?? taxauthAgent();
+  }
+
+  /** The seed document (NOTES §2 step 1) as the authority sent it. */
+  async seed(): Promise<string> {
+    const op = 'semilla';
+    const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.seed}`, accept: 'application/xml, text/xml;q=0.9, application/json;q=0.5' });
+    const body = answer.body.charCodeAt(0) === 0xfeff ? answer.body.slice(1) : answer.body;
+    if (/<SemillaModel[\s>]/.test(body)) return body;
+    // An authority that honoured a JSON Accept would answer {valor, fecha}: write it as the .NET document it stands for.
+    const json = tryJson(body);
+    if (isRecord(json)) {
+      const valor = text(pick(json, 'valor'));
+      const fecha = text(pick(json, 'fecha'));
+      if (valor && fecha) {
+        return `<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>${escapeXml(valor)}</valor><fecha>${escapeXml(fecha)}</fecha></SemillaModel>`;
+      }
+    }
+    throw protocol(op, 'the answer is not a SemillaModel document', answer);
+  }
+
+  /** Exchanges the signed seed for a bearer token (NOTES §2 step 3). */
+  async validateSeed(signedSeedXml: string | Buffer): Promise<TokenGrant> {
+    const op = 'validarsemilla';
+    const answer = await this.#call(op, { method: 'POST', url: `${this.baseUrl}/${PATHS.validateSeed}`, upload: { fileName: 'semilla.xml', xml: signedSeedXml } });
+    let fields: { token: unknown; expira: unknown; expedido: unknown } | null = null;
+    const json = tryJson(answer.body);
+    if (isRecord(json)) {
+      fields = { token: pick(json, 'token'), expira: pick(json, 'expira'), expedido: pick(json, 'expedido') };
+    } else if (answer.body.trimStart().startsWith('<')) {
+      const tag = (name: string) => {
+        const m = new RegExp(`<${name}>([^<]*)</${name}>`, 'i').exec(answer.body);
+        return m ? decodeEntities(m[1]!) : undefined;
+      };
+      fields = { token: tag('token'), expira: tag('expira'), expedido: tag('expedido') };
+    }
+    const token = fields ? text(fields.token) : null;
+    // Never echo a body that may hold a token into the error.
+    if (!token) throw new TaxauthError('protocol', 'validarsemilla answered without a token', { status: answer.status, operation: op });
+    const issuedAt = parseAuthorityDate(fields!.expedido) ?? new Date();
+    let expiresAt = parseAuthorityDate(fields!.expira);
+    if (!expiresAt || expiresAt.getTime() <= issuedAt.getTime()) expiresAt = new Date(issuedAt.getTime() + DOCUMENTED_TOKEN_LIFETIME_MS);
+    return { token, expiresAt, issuedAt };
+  }
+
+  /** Sends a signed e-CF (NOTES §4.1); the verdict comes later, by trackId. */
+  async sendEcf(token: string, upload: EcfUpload): Promise<{ trackId: string }> {
+    const op = 'recepcion';
+    const answer = await this.#call(op, {
+      method: 'POST',
+      url: `${this.baseUrl}/${PATHS.reception}`,
+      token,
+      upload: { fileName: uploadName(upload), xml: upload.xml },
+    });
+    const json = this.#json(op, answer, token);
+    const trackId = isRecord(json) ? text(pick(json, 'trackId', 'trackid')) : null;
+    if (!trackId) {
+      const said = collapseErrorBody(answer.body, answer.contentType);
+      throw protocol(op, said ? `no trackId in the answer: ${redact(said, token)}` : 'no trackId in the answer', answer, token);
+    }
+    return { trackId };
+  }
+
+  /** Sends a signed RFCE to the fc host (NOTES §4.3, §9); the verdict is in the answer. */
+  async sendRfce(token: string, upload: EcfUpload): Promise<RfceVerdict> {
+    const op = 'recepcionfc';
+    const answer = await this.#call(op, {
+      method: 'POST',
+      url: `${this.fcUrl}/${PATHS.rfceReception}`,
+      token,
+      upload: { fileName: uploadName(upload), xml: upload.xml },
+    });
+    const json = this.#json(op, answer, token);
+    if (!isRecord(json)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    const status = text(pick(json, 'estado'));
+    const code = verdictCode(pick(json, 'codigo'), status);
+    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+    return {
+      code,
+      status: status ?? STATUS_TEXT[code],
+      sequenceUsed: bool(pick(json, 'secuenciaUtilizada')),
+      messages: messages(pick(json, 'mensajes')),
+      encf: text(pick(json, 'encf', 'eNCF')),
+    };
+  }
+
+  /** The verdict on a submission (consultaresultado, NOTES §4.2). */
+  async result(token: string, trackId: string): Promise<ResultVerdict> {
+    const op = 'consultaresultado';
+    const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.result}?${query({ trackid: trackId })}`, token });
+    const json = this.#json(op, answer, token);
+    const obj = Array.isArray(json) ? json[0] : json;
+    if (!isRecord(obj)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    const status = text(pick(obj, 'estado'));
+    const code = verdictCode(pick(obj, 'codigo'), status);
+    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+    return {
+      trackId: text(pick(obj, 'trackId', 'trackid')) ?? trackId,
+      code,
+      status: status ?? STATUS_TEXT[code],
+      sequenceUsed: bool(pick(obj, 'secuenciaUtilizada')),
+      messages: messages(pick(obj, 'mensajes')),
+      receivedAt: authorityInstant(pick(obj, 'fechaRecepcion')),
+    };
+  }
+
+  /** Every submission of an e-NCF, oldest first (consultatrackids, NOTES §4.6). */
+  async trackIds(token: string, rnc: string, encf: string): Promise<TrackIdEntry[]> {
+    const op = 'consultatrackids';
+    const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.trackIds}?${query({ rncemisor: rnc, encf })}`, token });
+    const json = this.#json(op, answer, token);
+    const out: TrackIdEntry[] = [];
+    for (const entry of asList(json)) {
+      if (!isRecord(entry)) continue;
+      const trackId = text(pick(entry, 'trackId', 'trackid'));
+      if (!trackId) continue;
+      out.push({ trackId, status: text(pick(entry, 'estado')) ?? '', receivedAt: authorityInstant(pick(entry, 'fechaRecepcion')) });
+    }
+    return out;
+  }
+
+  /** The standing of an e-CF by issuer and e-NCF (consultaestado, NOTES §4.4). */
+  async status(token: string, q: StatusQuery): Promise<EcfStatus> {
+    const op = 'consultaestado';
+    const params: Record<string, string> = { rncemisor: q.rnc, ncfelectronico: q.encf };
+    if (q.buyerRnc) params.rnccomprador = q.buyerRnc;
+    if (q.securityCode) params.codigoseguridad = q.securityCode;
+    const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.status}?${query(params)}`, token });
+    const json = this.#json(op, answer, token);
+    const obj = Array.isArray(json) ? json[0] : json;
+    if (!isRecord(obj)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    const status = text(pick(obj, 'estado'));
+    const code = verdictCode(pick(obj, 'codigo'), status);
+    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+    return {
+      code,
+      status: status ?? STATUS_TEXT[code],
+      issuerRnc: text(pick(obj, 'rncEmisor')),
+      encf: text(pick(obj, 'ncfElectronico', 'encf')),
+      totalAmount: text(pick(obj, 'montoTotal')),
+      totalItbis: text(pick(obj, 'totalITBIS')),
+      issuedOn: text(pick(obj, 'fechaEmision')),
+      signedAt: text(pick(obj, 'fechaFirma')),
+      buyerRnc: text(pick(obj, 'rncComprador')),
+      securityCode: text(pick(obj, 'codigoSeguridad')),
+      foreignId: text(pick(obj, 'idExtranjero')),
+    };
+  }
+
+  #json(op: string, answer: Answer, token?: string): unknown {
+    const json = tryJson(answer.body);
+    if (json === undefined) throw protocol(op, 'the answer is not JSON', answer, token);
+    return json;
+  }
+
+  /** One request; a non-2xx answer, a timeout or a connection failure becomes a TaxauthError. */
+  async #call(op: string, options: CallOptions): Promise<Answer> {
+    const headers: Record<string, string> = {
+      accept: options.accept ?? 'application/json',
+      'user-agent': 'ecf-appliance',
+    };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: Buffer | undefined;
+    if (options.upload) {
+      const multipart = multipartBody('xml', options.upload.fileName, 'text/xml', toBuffer(options.upload.xml));
+      body = multipart.body;
+      headers['content-type'] = multipart.contentType;
+      headers['content-length'] = String(body.length);
+    }
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    try {
+      const response = await request(options.url, {
+        method: options.method,
+        headers,
+        body,
+        dispatcher: this.#dispatcher,
+        signal: controller.signal,
+        // The whole-call timer above is the limit; these only keep undici from giving up first.
+        headersTimeout: this.timeoutMs + 1_000,
+        bodyTimeout: this.timeoutMs + 1_000,
+      });
+      const text = await response.body.text();
+      const contentType = headerValue(response.headers['content-type']);
+      const answer: Answer = { status: response.statusCode, body: text, contentType };
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        const error = TaxauthError.fromResponse(response.statusCode, redact(text, options.token), contentType, op);
+        throw error;
+      }
+      return answer;
+    } catch (e) {
+      if (e instanceof TaxauthError) throw e;
+      if (timedOut) {
+        throw new TaxauthError('timeout', `No answer from the tax authority (${op}) within ${this.timeoutMs} ms.`, { operation: op });
+      }
+      const code = (e as { code?: unknown }).code;
+      if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        throw new TaxauthError('timeout', `No answer from the tax authority (${op}): ${describe(e)}`, { operation: op });
+      }
+      throw new TaxauthError('network', redact(`Could not reach the tax authority (${op}): ${describe(e)}`, options.token), { operation: op });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** `{RNC}{eNCF}.xml`, the name the authority requires of an upload (NOTES §3.1). */
+export function uploadName(upload: Pick<EcfUpload, 'rnc' | 'encf'>): string {
+  if (!RNC.test(upload.rnc)) throw new TypeError(`An upload needs the issuer's RNC (9 or 11 digits), not ${JSON.stringify(upload.rnc)}.`);
+  if (!ENCF.test(upload.encf)) throw new TypeError(`An upload needs an e-NCF like E310000000001, not ${JSON.stringify(upload.encf)}.`);
+  return `${upload.rnc}${upload.encf}.xml`;
+}
+
+/**
+ * multipart/form-data with one file part, as one Buffer so its length is
+ * known. The boundary is random and checked against the content.
+ */
+export function multipartBody(field: string, fileName: string, partType: string, content: Buffer): { body: Buffer; contentType: string } {
+  let boundary: string;
+  do boundary = `----ecf${randomBytes(16).toString('hex')}`;
+  while (content.includes(boundary));
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName.replace(/["\r\n\\]/g, '_')}"\r\nContent-Type: ${partType}\r\n\r\n`,
+    'utf8',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+  return { body: Buffer.concat([head, content, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+const toBuffer = (xml: Buffer | string): Buffer => (typeof xml === 'string' ? Buffer.from(xml, 'utf8') : xml);
+
+function query(params: Record<string, string>): string {
+  return new URLSearchParams(params).toString();
+}
+
+function tryJson(body: string): unknown {
+  const t = body.charCodeAt(0) === 0xfeff ? body.slice(1).trim() : body.trim();
+  if (t === '') return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const headerValue = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+
+function protocol(op: string, what: string, answer: Answer, token?: string): TaxauthError {
+  return new TaxauthError('protocol', `Unexpected answer from the tax authority (${op}): ${what}.`, {
+    status: answer.status,
+    rawBody: redact(answer.body, token),
+    operation: op,
+  });
+}
+
+/** The text with the token taken out; the token must not travel in errors. */
+function redact(value: string, token: string | undefined): string {
+  return token && token.length >= 4 ? value.split(token).join('[token]') : value;
+}
+
+function describe(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const code = (e as { code?: unknown }).code;
+  const cause = (e as { cause?: unknown }).cause;
+  const causeText = cause instanceof Error && cause.message && cause.message !== e.message ? ` (${cause.message})` : '';
+  return `${typeof code === 'string' ? `${code}: ` : ''}${e.message}${causeText}`;
+}
+
+const escapeXml = (v: string): string => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -1,0 +1,70 @@
+import type { Engine } from '../engine.js';
+import type { Environment } from '../schema-types.js';
+import { getSettings } from '../settings/settings.js';
+import type { SettingKey } from '../settings/catalogue.js';
+
+/**
+ * Where each environment of the tax authority lives (NOTES §1): the main
+ * host serves authentication, e-CF reception and the queries; the fc host
+ * serves RFCE reception. Paths are lower-case, as NOTES §1 recommends.
+ * Every URL can be replaced by a platform setting (`taxauth.url.<env>`,
+ * `taxauth.fc_url.<env>`): tests and the sandbox point them at loopback.
+ */
+
+/** The path segment of each environment. */
+export const ENVIRONMENT_SEGMENT: Readonly<Record<Environment, string>> = {
+  test: 'testecf',
+  cert: 'certecf',
+  production: 'ecf',
+};
+
+export interface EnvironmentUrls {
+  /** e.g. https://ecf.dgii.gov.do/testecf */
+  readonly baseUrl: string;
+  /** e.g. https://fc.dgii.gov.do/testecf */
+  readonly fcUrl: string;
+}
+
+export const DEFAULT_URLS: Readonly<Record<Environment, EnvironmentUrls>> = {
+  test: { baseUrl: 'https://ecf.dgii.gov.do/testecf', fcUrl: 'https://fc.dgii.gov.do/testecf' },
+  cert: { baseUrl: 'https://ecf.dgii.gov.do/certecf', fcUrl: 'https://fc.dgii.gov.do/certecf' },
+  production: { baseUrl: 'https://ecf.dgii.gov.do/ecf', fcUrl: 'https://fc.dgii.gov.do/ecf' },
+};
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
+export interface ClientSettings extends EnvironmentUrls {
+  readonly timeoutMs: number;
+}
+
+const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/** The URLs and timeout of an environment, from the settings or the defaults. */
+export async function clientSettings(engine: Engine, environment: Environment): Promise<ClientSettings> {
+  const urlKey = `taxauth.url.${environment}` as SettingKey;
+  const fcKey = `taxauth.fc_url.${environment}` as SettingKey;
+  const values = await getSettings(engine, [urlKey, fcKey, 'taxauth.timeout_ms'], PLATFORM_SCOPE);
+  const defaults = DEFAULT_URLS[environment];
+  // `ecf serve --sandbox` points every environment of this process at its built-in sandbox.
+  const sandbox = process.env.ECF_TAXAUTH_SANDBOX_URL;
+  if (sandbox) {
+    const base = `${trimSlash(sandbox)}/${ENVIRONMENT_SEGMENT[environment]}`;
+    const timeout = values['taxauth.timeout_ms'];
+    return { baseUrl: base, fcUrl: base, timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS };
+  }
+  const url = values[urlKey];
+  const fc = values[fcKey];
+  const timeout = values['taxauth.timeout_ms'];
+  return {
+    baseUrl: trimSlash(typeof url === 'string' && url ? url : defaults.baseUrl),
+    fcUrl: trimSlash(typeof fc === 'string' && fc ? fc : defaults.fcUrl),
+    timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
+  };
+}
+
+/**
+ * The scope getSettings is asked for. These settings are platform-only, so
+ * it reads the platform value (or the default) whatever scope it is given;
+ * one query instead of three.
+ */
+const PLATFORM_SCOPE = 'platform';

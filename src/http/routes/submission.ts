@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Engine } from '../../engine/engine.js';
+import { EnvironmentSchema, Uuid } from '../../engine/schema-types.js';
+import { EcfView } from '../../engine/ecf/views.js';
+import { AttemptView, listAttempts } from '../../engine/submission/attempts.js';
+import { retryEcf } from '../../engine/submission/retry.js';
+import { checkConnection } from '../../engine/taxauth/connection.js';
+import { problems } from '../problem.js';
+
+const IdParams = Type.Object({ id: Uuid() });
+
+const ConnectionView = Type.Object({
+  environment: EnvironmentSchema,
+  ok: Type.Boolean(),
+  authenticated: Type.Boolean(),
+  elapsedMs: Type.Number(),
+  tokenExpiresAt: Type.Union([Type.String(), Type.Null()], { description: 'When the cached token expires; the token itself is never returned' }),
+  error: Type.Union([Type.Object({ kind: Type.String(), status: Type.Union([Type.Integer(), Type.Null()]), message: Type.String() }), Type.Null()]),
+});
+
+export default async function submissionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/api/v1/ecf/:id/attempts',
+    {
+      config: { access: 'ecf.attempts' },
+      schema: {
+        tags: ['e-CF'],
+        summary: 'Every submission cycle of the e-CF, oldest first, including those before a resend',
+        params: IdParams,
+        response: { 200: Type.Array(AttemptView), ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => listAttempts(engine, request.tenantId, request.params.id),
+  );
+
+  app.post(
+    '/api/v1/ecf/:id/retry',
+    {
+      config: { access: 'ecf.retry' },
+      schema: {
+        tags: ['e-CF'],
+        summary: 'Send the same signed XML again (failed, review, or rejected without a consumed e-NCF): 202 with the e-CF back in signed',
+        params: IdParams,
+        response: { 202: EcfView, ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await retryEcf(engine, request.tenantId, request.params.id)),
+  );
+
+  app.get(
+    '/api/v1/taxauth/connection',
+    {
+      config: { access: 'taxauth.connection' },
+      schema: {
+        tags: ['Tax authority'],
+        summary: 'Authenticate with the tax authority (seed, signature, token) and report how it went; never returns the token',
+        querystring: Type.Object({ environment: Type.Optional(EnvironmentSchema) }),
+        response: { 200: ConnectionView, ...problems(400, 401, 403) },
+      },
+    },
+    async (request) => checkConnection(engine, request.tenantId, request.query.environment),
+  );
+}

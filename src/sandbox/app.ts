@@ -1,0 +1,721 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Value } from '@sinclair/typebox/value';
+import type { Clock } from '../engine/clock.js';
+import { validateAgainstSchema } from '../engine/xml/xsd.js';
+import { DOCUMENT_KINDS, type DocumentKind } from '../engine/xml/schema-trees.generated.js';
+import {
+  AdminCommandSchema,
+  SANDBOX_CODES,
+  type FinalOutcome,
+  type SandboxMessage,
+  type SandboxOutcome,
+  type SandboxScript,
+} from './outcomes.js';
+import { parseXml, textOf, verifySignature } from './verify.js';
+
+/**
+ * A stand-in for the tax authority (NOTES §1–4, §9, §13) that speaks its
+ * paths and payloads over real HTTP, so the engine's client is exercised as
+ * it is in production: seed and token, e-CF reception with the verdict by
+ * trackId, RFCE reception with an immediate verdict, and the three queries.
+ * Documents are checked like the authority checks them (file name, official
+ * schema, signature, e-NCF not used before); what happens next can be
+ * scripted (outcomes.ts). All state is in memory.
+ *
+ * Every environment is served under its path segment (`/testecf`,
+ * `/certecf`, `/ecf`), main-host and fc-host services on the same server,
+ * so a client's base URL and fc URL are both `{sandbox}/{segment}`. Paths
+ * are case-insensitive, as the authority's are.
+ */
+
+export const SANDBOX_ENVIRONMENTS = ['testecf', 'certecf', 'ecf'] as const;
+export type SandboxEnvironment = (typeof SANDBOX_ENVIRONMENTS)[number];
+
+export interface SandboxOptions {
+  /** The sandbox's "now" (seed dates, token lifetimes, receipt times, certificate validity). */
+  readonly clock?: Clock;
+  /** Same as `clock`, as a function; `clock` wins when both are given. */
+  readonly now?: () => Date;
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export interface SandboxVerdict {
+  readonly code: 1 | 2 | 4;
+  readonly status: string;
+  readonly sequenceUsed: boolean;
+  readonly messages: readonly SandboxMessage[];
+}
+
+/** A document the sandbox received, with the verdict it will give. */
+export interface SandboxSubmission {
+  readonly id: string;
+  /** null for an RFCE, which has none. */
+  readonly trackId: string | null;
+  readonly environment: SandboxEnvironment;
+  readonly kind: 'ecf' | 'rfce';
+  readonly rnc: string;
+  readonly encf: string;
+  readonly fileName: string;
+  readonly xml: string;
+  readonly receivedAt: Date;
+  readonly verdict: SandboxVerdict;
+  /** Result queries that still answer "En Proceso". */
+  readonly queriesInProcess: number;
+  readonly facts: DocumentFacts;
+}
+
+export interface DocumentFacts {
+  readonly totalAmount: string | null;
+  readonly totalItbis: string | null;
+  readonly issuedOn: string | null;
+  readonly signedAt: string | null;
+  readonly buyerRnc: string | null;
+  readonly foreignId: string | null;
+  readonly securityCode: string | null;
+}
+
+export interface SandboxStats {
+  readonly seedsIssued: number;
+  readonly tokensIssued: number;
+  readonly seedRejections: number;
+  readonly unauthorized: number;
+  readonly receptions: number;
+  readonly rfceReceptions: number;
+  readonly resultQueries: number;
+}
+
+export interface SandboxControl {
+  /** Queues outcomes for one e-NCF, or (without `encf`) for the next documents. */
+  script(script: SandboxScript): void;
+  clearScripts(): void;
+  /** Closes every connection on its first request (except /_sandbox/*) until turned off, or for `forMs`. */
+  setUnreachable(on: boolean, forMs?: number): void;
+  /** Every token issued so far answers 401 from now on; returns how many were valid. */
+  revokeTokens(): number;
+  /** The tokens issued, oldest first (tests check that they never leak). */
+  issuedTokens(): string[];
+  submissions(filter?: { readonly encf?: string; readonly environment?: SandboxEnvironment }): readonly SandboxSubmission[];
+  stats(): SandboxStats;
+  /** Forgets everything: seeds, tokens, documents, scripts, counters. */
+  reset(): void;
+  now(): Date;
+}
+
+const TOKEN_LIFETIME_MS = 3_600_000;
+const MAX_SEEDS = 10_000;
+const MAX_TOKENS = 1_000;
+const DEFAULT_HANG_MS = 60_000;
+const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+const CONSUMER_SUMMARY_LIMIT = 250_000;
+const FILE_NAME = /^(\d{9}|\d{11})(E\d{12})\.xml$/i;
+
+const STATUS: Record<0 | 1 | 2 | 3 | 4, string> = {
+  0: 'No encontrado',
+  1: 'Aceptado',
+  2: 'Rechazado',
+  3: 'En Proceso',
+  4: 'Aceptado Condicional',
+};
+
+interface SeedRecord {
+  readonly environment: SandboxEnvironment;
+  used: boolean;
+}
+interface TokenRecord {
+  readonly environment: SandboxEnvironment;
+  readonly expiresAt: number;
+  revoked: boolean;
+}
+interface MutableSubmission extends Omit<SandboxSubmission, 'queriesInProcess'> {
+  queriesInProcess: number;
+}
+
+interface State {
+  seeds: Map<string, SeedRecord>;
+  tokens: Map<string, TokenRecord>;
+  submissions: MutableSubmission[];
+  used: Set<string>;
+  next: SandboxOutcome[];
+  perEncf: Map<string, SandboxOutcome[]>;
+  unreachable: boolean;
+  unreachableUntil: number | null;
+  stats: { -readonly [K in keyof SandboxStats]: number };
+}
+
+const freshState = (): State => ({
+  seeds: new Map(),
+  tokens: new Map(),
+  submissions: [],
+  used: new Set(),
+  next: [],
+  perEncf: new Map(),
+  unreachable: false,
+  unreachableUntil: null,
+  stats: { seedsIssued: 0, tokensIssued: 0, seedRejections: 0, unauthorized: 0, receptions: 0, rfceReceptions: 0, resultQueries: 0 },
+});
+
+export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstance; control: SandboxControl } {
+  const now = (): Date => options.clock?.now() ?? options.now?.() ?? new Date();
+  let state = freshState();
+  const hangs = new Set<() => void>();
+
+  const isUnreachable = (): boolean => {
+    if (state.unreachable && state.unreachableUntil !== null && Date.now() >= state.unreachableUntil) {
+      state.unreachable = false;
+      state.unreachableUntil = null;
+    }
+    return state.unreachable;
+  };
+
+  const control: SandboxControl = {
+    script(script) {
+      if (script.encf) {
+        const queue = state.perEncf.get(script.encf) ?? [];
+        queue.push(...script.outcomes);
+        state.perEncf.set(script.encf, queue);
+      } else {
+        state.next.push(...script.outcomes);
+      }
+    },
+    clearScripts() {
+      state.next = [];
+      state.perEncf.clear();
+    },
+    setUnreachable(on, forMs) {
+      state.unreachable = on;
+      state.unreachableUntil = on && forMs ? Date.now() + forMs : null;
+    },
+    revokeTokens() {
+      let n = 0;
+      const t = now().getTime();
+      for (const record of state.tokens.values()) {
+        if (!record.revoked && t < record.expiresAt) n++;
+        record.revoked = true;
+      }
+      return n;
+    },
+    issuedTokens: () => [...state.tokens.keys()],
+    submissions(filter = {}) {
+      return state.submissions
+        .filter((s) => (!filter.encf || s.encf === filter.encf) && (!filter.environment || s.environment === filter.environment))
+        .map((s) => ({ ...s }));
+    },
+    stats: () => ({ ...state.stats }),
+    reset() {
+      state = freshState();
+    },
+    now,
+  };
+
+  const take = (encf: string): SandboxOutcome | undefined => {
+    const queue = state.perEncf.get(encf);
+    if (queue?.length) {
+      const outcome = queue.shift();
+      if (!queue.length) state.perEncf.delete(encf);
+      return outcome;
+    }
+    return state.next.shift();
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    routerOptions: { caseSensitive: false },
+    forceCloseConnections: true,
+    bodyLimit: MAX_UPLOAD_BYTES,
+  });
+
+  void app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, parts: 4, fields: 3 } });
+
+  // Unreachable: every connection is closed on its first request, without an answer.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/_sandbox/') && isUnreachable()) return drop(request, reply);
+  });
+  app.addHook('onClose', async () => {
+    for (const cancel of [...hangs]) cancel();
+  });
+
+  /** Holds the request `ms`; false when the client went away (or the sandbox closed) first. */
+  const hang = (request: FastifyRequest, ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const socket = request.raw.socket;
+      const done = (stillThere: boolean) => {
+        clearTimeout(timer);
+        socket.off('close', onClose);
+        hangs.delete(cancel);
+        resolve(stillThere);
+      };
+      const onClose = () => done(false);
+      const cancel = () => done(false);
+      const timer = setTimeout(() => done(!socket.destroyed), ms);
+      hangs.add(cancel);
+      socket.once('close', onClose);
+    });
+
+  // ---- admin
+
+  app.post('/_sandbox/script', async (request, reply) => {
+    const body = request.body;
+    if (!Value.Check(AdminCommandSchema, body)) {
+      const errors = [...Value.Errors(AdminCommandSchema, body)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
+      return reply.code(400).send({ error: 'invalid sandbox command', errors });
+    }
+    if ('outcomes' in body) control.script(body);
+    else if ('unreachable' in body) control.setUnreachable(body.unreachable, body.forMs);
+    else if ('revokeTokens' in body) return { revoked: control.revokeTokens() };
+    else if ('clearScripts' in body) control.clearScripts();
+    else control.reset();
+    return { ok: true };
+  });
+
+  app.get('/_sandbox/state', async () => ({
+    now: now().toISOString(),
+    unreachable: isUnreachable(),
+    scripted: { next: state.next.length, perEncf: Object.fromEntries([...state.perEncf].map(([k, v]) => [k, v.length])) },
+    stats: control.stats(),
+    submissions: state.submissions.map(({ xml: _xml, ...rest }) => rest),
+  }));
+
+  // ---- the authority's services, per environment
+
+  for (const environment of SANDBOX_ENVIRONMENTS) {
+    void app.register(
+      async (r) => {
+        const authorized = (request: FastifyRequest): boolean => {
+          const m = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+          const record = m ? state.tokens.get(m[1]!) : undefined;
+          const ok = !!record && !record.revoked && record.environment === environment && now().getTime() < record.expiresAt;
+          if (!ok) state.stats.unauthorized++;
+          return ok;
+        };
+        const unauthorized = (reply: FastifyReply) => reply.code(401).header('www-authenticate', 'Bearer').send('');
+
+        r.get('/autenticacion/api/autenticacion/semilla', async (_request, reply) => {
+          const valor = randomBytes(96).toString('base64');
+          state.seeds.set(valor, { environment, used: false });
+          // A long-running sandbox keeps the newest seeds only.
+          if (state.seeds.size > MAX_SEEDS) state.seeds.delete(state.seeds.keys().next().value!);
+          state.stats.seedsIssued++;
+          const xml =
+            '<?xml version="1.0" encoding="utf-8"?>\r\n' +
+            '<SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">\r\n' +
+            `  <valor>${valor}</valor>\r\n` +
+            `  <fecha>${dotnetDateTime(now())}</fecha>\r\n` +
+            '</SemillaModel>';
+          return reply.type('text/xml; charset=utf-8').send(xml);
+        });
+
+        r.post('/autenticacion/api/autenticacion/validarsemilla', async (request, reply) => {
+          const refuse = (reason: string) => {
+            state.stats.seedRejections++;
+            return reply.code(400).header('x-sandbox-reason', encodeURIComponent(reason)).type('text/plain; charset=utf-8').send('Firma del certificado invalida');
+          };
+          const upload = await readUpload(request);
+          if ('error' in upload) return refuse(upload.error);
+          const parsed = parseXml(upload.xml);
+          if (!parsed.ok) return refuse(parsed.reason);
+          if (parsed.root.localName !== 'SemillaModel') return refuse('the root is not SemillaModel');
+          const schema = validateAgainstSchema('semilla', upload.xml);
+          if (!schema.valid) return refuse(`schema: ${schema.errors.join('; ')}`);
+          const at = now();
+          const signature = verifySignature(upload.xml, parsed, at);
+          if (!signature.ok) return refuse(signature.reason);
+          const valor = textOf(parsed.root, 'valor') ?? '';
+          const seed = state.seeds.get(valor);
+          if (!seed || seed.environment !== environment) return refuse('the seed was not issued here');
+          if (seed.used) return refuse('the seed was used already');
+          seed.used = true;
+          const token = randomBytes(48).toString('base64url');
+          const expiresAt = at.getTime() + TOKEN_LIFETIME_MS;
+          if (state.tokens.size >= MAX_TOKENS) {
+            for (const [t, r] of state.tokens) if (r.expiresAt <= at.getTime() || r.revoked) state.tokens.delete(t);
+          }
+          state.tokens.set(token, { environment, expiresAt, revoked: false });
+          state.stats.tokensIssued++;
+          return reply.send({ token, expira: isoSeconds(new Date(expiresAt)), expedido: isoSeconds(at) });
+        });
+
+        r.post('/recepcion/api/facturaselectronicas', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const upload = await readUpload(request);
+          if ('error' in upload) return reply.code(400).type('text/plain; charset=utf-8').send(upload.error);
+          const name = FILE_NAME.exec(upload.fileName);
+          if (!name) return reply.code(400).send({ trackId: null, error: String(SANDBOX_CODES.fileName), mensaje: 'La longitud del nombre del archivo no es válida' });
+          const [, rnc, encfText] = name;
+          const encf = encfText!.toUpperCase();
+          const outcome = take(encf);
+          const receive = () => record('ecf', environment, rnc!, encf, upload, outcome);
+
+          switch (outcome?.kind) {
+            case 'http5xx':
+              return reply.code(outcome.status ?? 503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
+            case 'unreachable':
+              control.setUnreachable(true, outcome.forMs);
+              return drop(request, reply);
+            case 'lostResponse':
+              receive();
+              return drop(request, reply);
+            case 'timeout': {
+              const received = outcome.received ? receive() : null;
+              const stillThere = await hang(request, outcome.ms ?? DEFAULT_HANG_MS);
+              if (!stillThere) return drop(request, reply);
+              if (received) return reply.send({ trackId: received.trackId });
+              return reply.code(504).type('text/html; charset=utf-8').send(GATEWAY_TIMEOUT);
+            }
+            default:
+              return reply.send({ trackId: receive().trackId });
+          }
+        });
+
+        r.post('/recepcionfc/api/recepcion/ecf', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const upload = await readUpload(request);
+          if ('error' in upload) return reply.code(400).type('text/plain; charset=utf-8').send(upload.error);
+          const name = FILE_NAME.exec(upload.fileName);
+          if (!name) {
+            return reply.code(400).send({
+              codigo: 2,
+              estado: STATUS[2],
+              mensajes: [{ codigo: SANDBOX_CODES.fileName, valor: 'La longitud del nombre del archivo no es válida' }],
+              encf: null,
+              secuenciaUtilizada: false,
+            });
+          }
+          const [, rnc, encfText] = name;
+          const encf = encfText!.toUpperCase();
+          const outcome = take(encf);
+          const receive = () => record('rfce', environment, rnc!, encf, upload, outcome);
+          const answer = (s: MutableSubmission) => ({
+            codigo: s.verdict.code,
+            estado: s.verdict.status,
+            mensajes: s.verdict.messages.map(wireMessage),
+            encf: s.encf,
+            secuenciaUtilizada: s.verdict.sequenceUsed,
+          });
+
+          switch (outcome?.kind) {
+            case 'http5xx':
+              return reply.code(outcome.status ?? 503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
+            case 'unreachable':
+              control.setUnreachable(true, outcome.forMs);
+              return drop(request, reply);
+            case 'lostResponse':
+              receive();
+              return drop(request, reply);
+            case 'timeout': {
+              const received = outcome.received ? receive() : null;
+              const stillThere = await hang(request, outcome.ms ?? DEFAULT_HANG_MS);
+              if (!stillThere) return drop(request, reply);
+              if (received) return reply.send(answer(received));
+              return reply.code(504).type('text/html; charset=utf-8').send(GATEWAY_TIMEOUT);
+            }
+            default:
+              return reply.send(answer(receive()));
+          }
+        });
+
+        r.get('/consultaresultado/api/consultas/estado', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          state.stats.resultQueries++;
+          const q = lowerKeys(request.query);
+          const trackId = q.trackid ?? '';
+          const s = state.submissions.find((x) => x.trackId !== null && x.trackId === trackId && x.environment === environment);
+          if (!s) {
+            return reply.send({ trackId, codigo: 0, estado: 'TrackId no encontrado.', rnc: null, encf: null, secuenciaUtilizada: false, fechaRecepcion: null, mensajes: [] });
+          }
+          const base = { trackId: s.trackId, rnc: s.rnc, encf: s.encf, fechaRecepcion: usStyle(s.receivedAt) };
+          if (s.queriesInProcess > 0) {
+            s.queriesInProcess--;
+            return reply.send({ ...base, codigo: 3, estado: STATUS[3], secuenciaUtilizada: false, mensajes: [] });
+          }
+          return reply.send({
+            ...base,
+            codigo: s.verdict.code,
+            estado: s.verdict.status,
+            secuenciaUtilizada: s.verdict.sequenceUsed,
+            mensajes: s.verdict.messages.map(wireMessage),
+          });
+        });
+
+        r.get('/consultatrackids/api/trackids/consulta', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const q = lowerKeys(request.query);
+          const missing: Record<string, string[]> = {};
+          if (!q.rncemisor) missing.RncEmisor = ['El campo RNC Emisor es requerido'];
+          if (!q.encf) missing.Encf = ['El campo ENCF es requerido'];
+          if (Object.keys(missing).length) return reply.code(400).send({ title: 'One or more validation errors occurred.', status: 400, errors: missing });
+          return reply.send(
+            state.submissions
+              .filter((s) => s.kind === 'ecf' && s.environment === environment && s.rnc === q.rncemisor && s.encf === q.encf!.toUpperCase())
+              .map((s) => ({
+                trackId: s.trackId,
+                estado: s.queriesInProcess > 0 ? STATUS[3] : s.verdict.status,
+                fechaRecepcion: usStyle(s.receivedAt),
+              })),
+          );
+        });
+
+        r.get('/consultaestado/api/consultas/estado', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const q = lowerKeys(request.query);
+          const missing: Record<string, string[]> = {};
+          if (!q.rncemisor) missing.RncEmisor = ['El campo RNC Emisor es requerido'];
+          if (!q.ncfelectronico) missing.NcfElectronico = ['El campo NCF Electrónico es requerido'];
+          if (Object.keys(missing).length) return reply.code(400).send({ title: 'One or more validation errors occurred.', status: 400, errors: missing });
+          const encf = q.ncfelectronico!.toUpperCase();
+          const mine = state.submissions.filter(
+            (s) => s.environment === environment && s.rnc === q.rncemisor && s.encf === encf && s.queriesInProcess === 0 && s.facts.securityCode !== null,
+          );
+          const found = [...mine].reverse().find((s) => s.verdict.code !== 2) ?? mine.at(-1);
+          const matches =
+            found &&
+            (!q.codigoseguridad || q.codigoseguridad === found.facts.securityCode) &&
+            (!q.rnccomprador || q.rnccomprador === found.facts.buyerRnc);
+          if (!found || !matches) {
+            return reply.send({ codigo: 0, estado: STATUS[0], rncEmisor: q.rncemisor, ncfElectronico: encf, montoTotal: null, totalITBIS: null, fechaEmision: null, fechaFirma: null, rncComprador: null, codigoSeguridad: null, idExtranjero: null });
+          }
+          return reply.send({
+            codigo: found.verdict.code,
+            estado: found.verdict.status,
+            rncEmisor: found.rnc,
+            ncfElectronico: found.encf,
+            montoTotal: found.facts.totalAmount,
+            totalITBIS: found.facts.totalItbis,
+            fechaEmision: found.facts.issuedOn,
+            fechaFirma: found.facts.signedAt,
+            rncComprador: found.facts.buyerRnc,
+            codigoSeguridad: found.facts.securityCode,
+            idExtranjero: found.facts.foreignId,
+          });
+        });
+      },
+      { prefix: `/${environment}` },
+    );
+  }
+
+  /** Records a received document with the verdict it gets: the checks first, then the scripted outcome. */
+  function record(
+    kind: 'ecf' | 'rfce',
+    environment: SandboxEnvironment,
+    rnc: string,
+    encf: string,
+    upload: { fileName: string; xml: string },
+    outcome: SandboxOutcome | undefined,
+  ): MutableSubmission {
+    const receivedAt = now();
+    const judged = judge(kind, environment, rnc, encf, upload.xml, outcome, receivedAt);
+    if (judged.verdict.sequenceUsed) state.used.add(usedKey(environment, rnc, encf));
+    const submission: MutableSubmission = {
+      id: randomUUID(),
+      trackId: kind === 'ecf' ? randomUUID() : null,
+      environment,
+      kind,
+      rnc,
+      encf,
+      fileName: upload.fileName,
+      xml: upload.xml,
+      receivedAt,
+      verdict: judged.verdict,
+      queriesInProcess: kind === 'ecf' ? judged.queriesInProcess : 0,
+      facts: judged.facts,
+    };
+    state.submissions.push(submission);
+    if (kind === 'ecf') state.stats.receptions++;
+    else state.stats.rfceReceptions++;
+    return submission;
+  }
+
+  function judge(
+    kind: 'ecf' | 'rfce',
+    environment: SandboxEnvironment,
+    rnc: string,
+    encf: string,
+    xml: string,
+    outcome: SandboxOutcome | undefined,
+    at: Date,
+  ): { verdict: SandboxVerdict; queriesInProcess: number; facts: DocumentFacts } {
+    let facts: DocumentFacts = NO_FACTS;
+    const refuse = (code: number, value: string, sequenceUsed = false) => ({
+      verdict: { code: 2 as const, status: STATUS[2], sequenceUsed, messages: [{ code, value }] },
+      queriesInProcess: 0,
+      facts,
+    });
+    const parsed = parseXml(xml);
+    if (!parsed.ok) return refuse(SANDBOX_CODES.schema, `El XML no cumple con el esquema (XSD): ${parsed.reason}`);
+    const type = encf.slice(1, 3);
+    const docKind = kind === 'rfce' ? 'rfce' : (`ecf${type}` as DocumentKind);
+    if (!(DOCUMENT_KINDS as readonly string[]).includes(docKind)) {
+      return refuse(SANDBOX_CODES.schema, `El XML no cumple con el esquema (XSD): tipo de e-CF ${type} desconocido`);
+    }
+    const schema = validateAgainstSchema(docKind, xml);
+    if (!schema.valid) return refuse(SANDBOX_CODES.schema, `El XML no cumple con el esquema (XSD): ${schema.errors.slice(0, 3).join('; ')}`);
+    const signature = verifySignature(xml, parsed, at);
+    if (!signature.ok) return refuse(SANDBOX_CODES.signature, `La firma digital del XML no es válida: ${signature.reason}`);
+    const root = parsed.root;
+    facts = {
+      totalAmount: textOf(root, 'MontoTotal'),
+      totalItbis: textOf(root, 'TotalITBIS'),
+      issuedOn: textOf(root, 'FechaEmision'),
+      signedAt: textOf(root, 'FechaHoraFirma'),
+      buyerRnc: textOf(root, 'RNCComprador'),
+      foreignId: textOf(root, 'IdentificadorExtranjero'),
+      securityCode: kind === 'rfce' ? textOf(root, 'CodigoSeguridadeCF') : signature.signatureValue.slice(0, 6),
+    };
+    if (textOf(root, 'RNCEmisor') !== rnc || textOf(root, 'eNCF') !== encf) {
+      return refuse(SANDBOX_CODES.nameMismatch, 'El nombre del archivo no corresponde al RNCEmisor y eNCF del documento.');
+    }
+    const total = Number(facts.totalAmount ?? 'NaN');
+    if (kind === 'ecf' && type === '32' && total < CONSUMER_SUMMARY_LIMIT) {
+      return refuse(SANDBOX_CODES.consumerSummary, 'Las facturas de consumo menores de RD$250,000.00 se reportan mediante el resumen (RFCE).');
+    }
+    if (kind === 'rfce' && !(total < CONSUMER_SUMMARY_LIMIT)) {
+      return refuse(SANDBOX_CODES.notConsumerSummary, 'El resumen (RFCE) es solo para facturas de consumo menores de RD$250,000.00.');
+    }
+    if (state.used.has(usedKey(environment, rnc, encf))) {
+      return refuse(SANDBOX_CODES.sequenceUsed, `El e-NCF ${encf} ya fue utilizado.`, true);
+    }
+    let final: FinalOutcome = { kind: 'accept' };
+    let queriesInProcess = 0;
+    if (outcome?.kind === 'inProcess') {
+      queriesInProcess = outcome.queries;
+      final = outcome.then ?? final;
+    } else if (outcome && isFinal(outcome)) {
+      final = outcome;
+    }
+    return { verdict: verdictOf(final), queriesInProcess, facts };
+  }
+
+  return { app, control };
+}
+
+export interface StartSandboxOptions extends SandboxOptions {
+  readonly host?: string;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+}
+
+export interface RunningSandbox {
+  /** e.g. http://127.0.0.1:43121 ; an environment's base URL is `${url}/testecf`. */
+  readonly url: string;
+  readonly control: SandboxControl;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Builds the sandbox and listens; 127.0.0.1 and a free port unless told otherwise. */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const { app, control } = buildSandbox(options);
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 0 });
+  const address = app.server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return { url: `http://${shownHost}:${address.port}`, control, app, close: () => app.close() };
+}
+
+// ---- helpers
+
+const NO_FACTS: DocumentFacts = {
+  totalAmount: null,
+  totalItbis: null,
+  issuedOn: null,
+  signedAt: null,
+  buyerRnc: null,
+  foreignId: null,
+  securityCode: null,
+};
+
+const usedKey = (environment: string, rnc: string, encf: string) => `${environment}|${rnc}|${encf}`;
+
+const isFinal = (o: SandboxOutcome): o is FinalOutcome =>
+  o.kind === 'accept' || o.kind === 'reject' || o.kind === 'conditional' || o.kind === 'transientReject';
+
+function verdictOf(outcome: FinalOutcome): SandboxVerdict {
+  switch (outcome.kind) {
+    case 'accept':
+      return { code: 1, status: STATUS[1], sequenceUsed: true, messages: [] };
+    case 'conditional':
+      return {
+        code: 4,
+        status: STATUS[4],
+        sequenceUsed: true,
+        messages: outcome.messages ?? [{ code: SANDBOX_CODES.conditional, value: 'Aceptado con observaciones (resultado programado en el sandbox).' }],
+      };
+    case 'reject':
+      return {
+        code: 2,
+        status: STATUS[2],
+        sequenceUsed: outcome.sequenceUsed ?? true,
+        messages: outcome.messages ?? [{ code: SANDBOX_CODES.rejected, value: 'Rechazado (resultado programado en el sandbox).' }],
+      };
+    case 'transientReject':
+      return {
+        code: 2,
+        status: STATUS[2],
+        sequenceUsed: false,
+        messages: [{ code: outcome.code ?? SANDBOX_CODES.transient, value: outcome.message ?? 'Servicio no disponible temporalmente. Favor intentar nuevamente.' }],
+      };
+  }
+}
+
+const wireMessage = (m: SandboxMessage) => ({ valor: m.value, codigo: m.code });
+
+/** Ends the exchange without an answer: the client sees the connection close. */
+function drop(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.hijack();
+  request.raw.socket.destroy();
+  return reply;
+}
+
+async function readUpload(request: FastifyRequest): Promise<{ fileName: string; xml: string } | { error: string }> {
+  // The authority's answer to an upload without a length (chunked), NOTES §3.1.
+  if (!request.headers['content-length']) return { error: 'Multipart cannot be empty' };
+  if (!request.isMultipart()) return { error: 'Multipart cannot be empty' };
+  try {
+    const part = await request.file();
+    if (!part) return { error: 'Multipart cannot be empty' };
+    if (part.fieldname.toLowerCase() !== 'xml') return { error: `The form field must be named xml, not ${part.fieldname}` };
+    const buffer = await part.toBuffer();
+    let xml = buffer.toString('utf8');
+    if (xml.charCodeAt(0) === 0xfeff) xml = xml.slice(1);
+    return { fileName: part.filename ?? '', xml };
+  } catch (e) {
+    return { error: `The upload cannot be read: ${(e as Error).message}` };
+  }
+}
+
+function lowerKeys(query: unknown): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  if (query && typeof query === 'object') {
+    for (const [k, v] of Object.entries(query as Record<string, unknown>)) {
+      const value = Array.isArray(v) ? v[0] : v;
+      out[k.toLowerCase()] = typeof value === 'string' ? value.trim() : undefined;
+    }
+  }
+  return out;
+}
+
+const dominican = (d: Date): Date => new Date(d.getTime() - 4 * 3_600_000);
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** As .NET writes a DateTimeOffset: 2026-03-10T10:00:00.1234567-04:00 (Dominican time). */
+function dotnetDateTime(d: Date): string {
+  const l = dominican(d);
+  const ticks = pad(l.getUTCMilliseconds(), 3) + pad(Math.floor(Math.random() * 10_000), 4);
+  return `${l.getUTCFullYear()}-${pad(l.getUTCMonth() + 1)}-${pad(l.getUTCDate())}T${pad(l.getUTCHours())}:${pad(l.getUTCMinutes())}:${pad(l.getUTCSeconds())}.${ticks}-04:00`;
+}
+
+/** yyyy-MM-ddTHH:mm:ssZ, validarsemilla's format. */
+const isoSeconds = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
+
+/** 8/15/2023 6:06:57 AM, as the authority was seen writing fechaRecepcion (NOTES §4.2), in Dominican time. */
+function usStyle(d: Date): string {
+  const l = dominican(d);
+  const h = l.getUTCHours();
+  const h12 = h % 12 === 0 ? 12 : h % 12;
+  return `${l.getUTCMonth() + 1}/${l.getUTCDate()}/${l.getUTCFullYear()} ${h12}:${pad(l.getUTCMinutes())}:${pad(l.getUTCSeconds())} ${h < 12 ? 'AM' : 'PM'}`;
+}
+
+const SERVICE_UNAVAILABLE = '<!DOCTYPE html><html><head><title>Service Unavailable</title></head><body><h1>Service Unavailable</h1><p>HTTP Error 503. The service is unavailable.</p></body></html>';
+const GATEWAY_TIMEOUT = '<!DOCTYPE html><html><head><title>Gateway Timeout</title></head><body><h1>Gateway Timeout</h1></body></html>';

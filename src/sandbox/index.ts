@@ -1,0 +1,25 @@
+export {
+  buildSandbox,
+  startSandbox,
+  SANDBOX_ENVIRONMENTS,
+  type DocumentFacts,
+  type RunningSandbox,
+  type SandboxControl,
+  type SandboxEnvironment,
+  type SandboxOptions,
+  type SandboxStats,
+  type SandboxSubmission,
+  type SandboxVerdict,
+  type StartSandboxOptions,
+} from './app.js';
+export {
+  AdminCommandSchema,
+  OutcomeSchema,
+  SANDBOX_CODES,
+  ScriptSchema,
+  type AdminCommand,
+  type FinalOutcome,
+  type SandboxMessage,
+  type SandboxOutcome,
+  type SandboxScript,
+} from './outcomes.js';
