@@ -107,7 +107,9 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       // lost (or a process that died mid-send), ask the authority's status of the e-NCF before sending again.
       if (state.unclear) {
         const known = await withToken((t) => client.status(t, { rnc: tenant.rnc, encf: row.encf, securityCode: row.security_code }));
-        if (known.code === 1 || known.code === 2 || known.code === 4) {
+        // Only an acceptance settles it: a rejection seen here carries no messages, and a transient one
+        // must be resent (if it consumed the e-NCF, the resend's own answer says so).
+        if (known.code === 1 || known.code === 4) {
           await noteTransportSuccess(engine);
           await finish(engine, item, owner, row, { code: known.code, status: known.status, sequenceUsed: true, messages: [], trackId: null, receivedAt: null });
           return RECORDED;
