@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { payload } from './documents.js';
 import { distModules, seedBenchIssuer } from './seed.js';
+import { rate } from './measure.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
@@ -26,24 +27,6 @@ const distinctBody = (i: number) =>
   Buffer.from(JSON.stringify({ ...payload, lines: [{ ...payload.lines[0]!, name: `${payload.lines[0]!.name} #${i}` }, ...payload.lines.slice(1)] }));
 const identicalBody = Buffer.from(JSON.stringify(payload));
 
-/** Operations per second of `fn`, best of `rounds` rounds of `ms` each (as in signing.bench.ts). */
-function rate(fn: () => void, rounds = 5, ms = 400): number {
-  for (let i = 0; i < 20; i++) fn();
-  let best = 0;
-  for (let r = 0; r < rounds; r++) {
-    let n = 0;
-    const start = process.hrtime.bigint();
-    const end = start + BigInt(ms) * 1_000_000n;
-    let now = start;
-    while (now < end) {
-      fn();
-      n++;
-      now = process.hrtime.bigint();
-    }
-    best = Math.max(best, n / (Number(now - start) / 1e9));
-  }
-  return best;
-}
 
 const percentile = (sorted: readonly number[], p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;

@@ -10,6 +10,7 @@ import { signEcf } from '../src/engine/documents/sign-ecf.js';
 import { computeTotals } from '../src/engine/documents/totals.js';
 import { validateIssue } from '../src/engine/documents/validate.js';
 import { benchDocument, issuer, numbering, payload } from './documents.js';
+import { rate } from './measure.js';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -26,24 +27,6 @@ const key = signingKey(createPrivateKey(keyPem), new X509Certificate(certPem));
 const { name, canonical } = benchDocument();
 const signedInfoSized = Buffer.alloc(800, 'a');
 
-/** Operations per second of `fn`, best of `rounds` rounds of `ms` each. */
-function rate(fn: () => void, rounds = 5, ms = 400): number {
-  for (let i = 0; i < 20; i++) fn();
-  let best = 0;
-  for (let r = 0; r < rounds; r++) {
-    let n = 0;
-    const start = process.hrtime.bigint();
-    const end = start + BigInt(ms) * 1_000_000n;
-    let now = start;
-    while (now < end) {
-      fn();
-      n++;
-      now = process.hrtime.bigint();
-    }
-    best = Math.max(best, n / (Number(now - start) / 1e9));
-  }
-  return best;
-}
 
 const raw = rate(() => sign('sha256', signedInfoSized, key.privateKey));
 const ours = rate(() => signCanonical(canonical, key));

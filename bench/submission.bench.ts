@@ -25,28 +25,11 @@ import { startSandbox } from '../src/sandbox/index.js';
 import { parseXml, verifySignature } from '../src/sandbox/verify.js';
 import { payload } from './documents.js';
 import { seedBenchIssuer } from './seed.js';
+import { rate } from './measure.js';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const BATCH = 50;
 
-/** Operations per second of `fn`, best of `rounds` rounds of `ms` each (as in signing.bench.ts). */
-function rate(fn: () => void, rounds = 5, ms = 400): number {
-  for (let i = 0; i < 20; i++) fn();
-  let best = 0;
-  for (let r = 0; r < rounds; r++) {
-    let n = 0;
-    const start = process.hrtime.bigint();
-    const end = start + BigInt(ms) * 1_000_000n;
-    let now = start;
-    while (now < end) {
-      fn();
-      n++;
-      now = process.hrtime.bigint();
-    }
-    best = Math.max(best, n / (Number(now - start) / 1e9));
-  }
-  return best;
-}
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const memory = () => ({ maxRssKb: process.resourceUsage().maxRSS, heapUsed: process.memoryUsage().heapUsed });
