@@ -348,25 +348,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
           const outcome = take(encf);
           const receive = () => record('ecf', environment, rnc!, encf, upload, outcome);
 
-          switch (outcome?.kind) {
-            case 'http5xx':
-              return reply.code(outcome.status ?? 503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
-            case 'unreachable':
-              control.setUnreachable(true, outcome.forMs);
-              return drop(request, reply);
-            case 'lostResponse':
-              receive();
-              return drop(request, reply);
-            case 'timeout': {
-              const received = outcome.received ? receive() : null;
-              const stillThere = await hang(request, outcome.ms ?? DEFAULT_HANG_MS);
-              if (!stillThere) return drop(request, reply);
-              if (received) return reply.send({ trackId: received.trackId });
-              return reply.code(504).type('text/html; charset=utf-8').send(GATEWAY_TIMEOUT);
-            }
-            default:
-              return reply.send({ trackId: receive().trackId });
-          }
+          return receiveWithFaults(request, reply, outcome, receive, (received) => ({ trackId: received.trackId }));
         });
 
         r.post('/recepcionfc/api/recepcion/ecf', async (request, reply) => {
@@ -395,25 +377,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
             secuenciaUtilizada: s.verdict.sequenceUsed,
           });
 
-          switch (outcome?.kind) {
-            case 'http5xx':
-              return reply.code(outcome.status ?? 503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
-            case 'unreachable':
-              control.setUnreachable(true, outcome.forMs);
-              return drop(request, reply);
-            case 'lostResponse':
-              receive();
-              return drop(request, reply);
-            case 'timeout': {
-              const received = outcome.received ? receive() : null;
-              const stillThere = await hang(request, outcome.ms ?? DEFAULT_HANG_MS);
-              if (!stillThere) return drop(request, reply);
-              if (received) return reply.send(answer(received));
-              return reply.code(504).type('text/html; charset=utf-8').send(GATEWAY_TIMEOUT);
-            }
-            default:
-              return reply.send(answer(receive()));
-          }
+          return receiveWithFaults(request, reply, outcome, receive, answer);
         });
 
         r.get('/consultaresultado/api/consultas/estado', async (request, reply) => {
@@ -496,6 +460,39 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   }
 
   /** Records a received document with the verdict it gets: the checks first, then the scripted outcome. */
+  /**
+   * Both receptions answer the scripted transport faults the same way (5xx,
+   * unreachable, lost response, timeout); otherwise they record the document
+   * and answer with `respond`.
+   */
+  async function receiveWithFaults(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: SandboxOutcome | undefined,
+    receive: () => MutableSubmission,
+    respond: (received: MutableSubmission) => unknown,
+  ): Promise<FastifyReply> {
+    switch (outcome?.kind) {
+      case 'http5xx':
+        return reply.code(outcome.status ?? 503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
+      case 'unreachable':
+        control.setUnreachable(true, outcome.forMs);
+        return drop(request, reply);
+      case 'lostResponse':
+        receive();
+        return drop(request, reply);
+      case 'timeout': {
+        const received = outcome.received ? receive() : null;
+        const stillThere = await hang(request, outcome.ms ?? DEFAULT_HANG_MS);
+        if (!stillThere) return drop(request, reply);
+        if (received) return reply.send(respond(received));
+        return reply.code(504).type('text/html; charset=utf-8').send(GATEWAY_TIMEOUT);
+      }
+      default:
+        return reply.send(respond(receive()));
+    }
+  }
+
   function record(
     kind: 'ecf' | 'rfce',
     environment: SandboxEnvironment,
