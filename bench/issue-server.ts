@@ -13,7 +13,8 @@ if (!dataDir || !process.send) {
   process.exit(2);
 }
 
-const engine = await openEngine({ dataDir });
+// As `ecf serve` opens it.
+const engine = await openEngine({ dataDir, backgroundCheckpoints: true });
 const seeded = await seedBenchIssuer(engine, { rangeTo: 10_000_000 });
 const app = await buildApp({ engine });
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -17,6 +17,7 @@ import { DATABASE_FILE } from '../src/engine/data-dir.js';
 import { openEngine } from '../src/engine/engine.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { ecfXml, getEcf, listEcf } from '../src/engine/ecf/queries.js';
+import { searchKey } from '../src/engine/ecf/search-key.js';
 import { addRange } from '../src/engine/sequences/ranges.js';
 import { payload } from './documents.js';
 import { seedBenchIssuer } from './seed.js';
@@ -108,7 +109,7 @@ function row(i: number) {
     values: [
       id, tenantId, environment, type, encf, status, type === 32 || type === 34 ? null : '2027-12-31', issueDate, issuedAt, issuedAt, securityCode,
       `${qrBase}?RncEmisor=${rnc}${buyer ? `&RncComprador=${buyer.rnc}` : ''}&ENCF=${encf}&FechaEmision=${issueDate.split('-').reverse().join('-')}&MontoTotal=${monto}&CodigoSeguridad=${securityCode}`,
-      rfce ? 1 : 0, rnd() < 0.6 ? `FAC-${String(i + 1).padStart(8, '0')}` : null, null, 0, monto, cents, buyer?.rnc ?? null, buyer?.name ?? null,
+      rfce ? 1 : 0, rnd() < 0.6 ? `FAC-${String(i + 1).padStart(8, '0')}` : null, null, 0, monto, cents, buyer?.rnc ?? null, buyer?.name ?? null, buyer ? searchKey(buyer.name) : null,
       hex.slice(0, 64), randomUUID(), hex.slice(64, 128), hex.slice(128, 192), rangeId,
       done ? JSON.stringify({ trackId: randomUUID(), status: status === 'rejected' ? 'Rechazado' : 'Aceptado', statusCode: status === 'rejected' ? 2 : 1, sequenceUsed: true, messages: [], submittedAt: at(2), receivedAt: at(3), processedAt: at(9) }) : null,
       status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
@@ -129,8 +130,8 @@ loader.pragma(`synchronous = ${process.env.BENCH_LOAD_SYNC ?? 'OFF'}`);
 loader.pragma('foreign_keys = ON');
 loader.pragma('cache_size = -262144'); // 256 MB for the bulk load only; the engine's connection keeps its defaults
 const insertEcf = loader.prepare(`insert into ecf (id, tenant_id, environment, type, encf, status, sequence_expires_on, issue_date, issued_at, signed_at,
-  security_code, qr_url, submits_rfce, internal_number, tolerance_warning, signed_during_contingency, monto_total, monto_total_cents, buyer_rnc, buyer_name,
-  document_hash, idempotency_key, request_hash, fingerprint, sequence_range_id, taxauth, retry, updated_at) values (${Array(28).fill('?').join(', ')})`);
+  security_code, qr_url, submits_rfce, internal_number, tolerance_warning, signed_during_contingency, monto_total, monto_total_cents, buyer_rnc, buyer_name, buyer_name_key,
+  document_hash, idempotency_key, request_hash, fingerprint, sequence_range_id, taxauth, retry, updated_at) values (${Array(29).fill('?').join(', ')})`);
 const insertDocument = loader.prepare('insert into ecf_documents (ecf_id, xml, rfce_xml) values (?, ?, ?)');
 const batch = loader.transaction((from: number, to: number) => {
   for (let i = from; i < to; i++) {

@@ -38,8 +38,8 @@ export abstract class EcfCommand extends Command {
   }
 
   /** The engine over the data directory, migrated; closed when the command ends. */
-  protected async engine(flags: { 'data-dir'?: string | undefined }): Promise<Engine> {
-    this.#engine ??= await openEngine({ dataDir: this.dataDir(flags) });
+  protected async engine(flags: { 'data-dir'?: string | undefined }, options: { backgroundCheckpoints?: boolean } = {}): Promise<Engine> {
+    this.#engine ??= await openEngine({ dataDir: this.dataDir(flags), ...options });
     return this.#engine;
   }
 

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './clock.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from './data-dir.js';
 import { openDatabase, type Db } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
+import { startCheckpointer } from './store/checkpointer.js';
 
 /** What every engine function works against: the store and the clock. */
 export interface Engine {
@@ -19,11 +20,17 @@ export interface OpenEngineOptions {
   readonly clock?: Clock;
   /** Apply pending migrations on open (the default); `ecf migrate` turns it off to steer them itself. */
   readonly migrate?: boolean;
+  /**
+   * A long-running process (the server) checkpoints the WAL from a thread of
+   * its own instead of inside whichever commit crosses the threshold.
+   */
+  readonly backgroundCheckpoints?: boolean;
 }
 
 export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(options.dataDir, DATABASE_FILE));
+  const file = join(options.dataDir, DATABASE_FILE);
+  const db = openDatabase(file, { autoCheckpoint: !options.backgroundCheckpoints });
   if (options.migrate !== false) {
     try {
       await migrateToLatest(db);
@@ -32,11 +39,15 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       throw e;
     }
   }
+  const checkpointer = options.backgroundCheckpoints ? startCheckpointer(file) : undefined;
   return {
     db,
     clock: options.clock ?? systemClock,
     dataDir: options.dataDir,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await checkpointer?.stop();
+    },
   };
 }
 

@@ -288,6 +288,57 @@ describe('listing e-CF', () => {
     expect(Object.keys(bad.json().errors).sort()).toEqual(['query.PageSize', 'query.Sort']);
   });
 
+  it('counts exactly: totals kept by triggers match counting the rows through inserts, status changes and deletes', async () => {
+    const { issue, get, engine, tenant } = await setup();
+    const other = await seedIssuer(engine);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await issue(invoice31({ lines: [{ name: `Caja ${i}`, quantity: 1, unitPrice: '10.00' }] }))).json().id);
+    ids.push((await issue({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Refresco', quantity: 1, unitPrice: '50.00' }] })).json().id);
+    await engine.db.updateTable('ecf').set({ status: 'accepted' }).where('id', 'in', ids.slice(0, 2)).execute();
+    await engine.db.updateTable('ecf').set({ status: 'rejected' }).where('id', '=', ids[2]!).execute();
+    await engine.db.updateTable('ecf').set({ environment: 'cert' }).where('id', '=', ids[3]!).execute();
+    await engine.db.deleteFrom('ecf_documents').where('ecf_id', '=', ids[4]!).execute();
+    await engine.db.deleteFrom('ecf').where('id', '=', ids[4]!).execute();
+
+    const rows = async (where: (q: ReturnType<typeof base>) => ReturnType<typeof base>) =>
+      Number((await where(base()).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const base = () => engine.db.selectFrom('ecf').where('tenant_id', '=', tenant.id);
+    const total = async (query: string) => (await get(`/api/v1/ecf?${query}`)).json().totalCount as number;
+    expect(await total('')).toBe(await rows((q) => q));
+    expect(await total('')).toBe(4);
+    expect(await total('Status=accepted')).toBe(2);
+    expect(await total('Status=rejected&Type=31')).toBe(1);
+    expect(await total('Type=32')).toBe(0);
+    expect(await total('Environment=cert')).toBe(1);
+    expect(await total('Environment=test&Status=signed')).toBe(await rows((q) => q.where('environment', '=', 'test').where('status', '=', 'signed')));
+    const counted = await engine.db.selectFrom('ecf_counts').select((eb) => eb.fn.sum<number>('n').as('n')).where('tenant_id', '=', other.tenant.id).executeTakeFirst();
+    expect(Number(counted?.n ?? 0)).toBe(0);
+  });
+
+  it('searches by prefix within the tenant only, buyer names without case or accents, combined with filters', async () => {
+    const { issue, get, engine, app } = await setup();
+    const other = await seedIssuer(engine);
+    const buyer = { rnc: '101010101', name: 'Ferretería Ozama SRL' };
+    const mine = (await issue(invoice31({ buyer, internalNumber: 'FAC-7' }))).json();
+    await issue({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Refresco', quantity: 1, unitPrice: '50.00' }] });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/ecf',
+      headers: { 'x-api-key': other.keys.emisor, 'content-type': 'application/json', 'idempotency-key': 'other-1' },
+      payload: JSON.stringify(invoice31({ buyer, internalNumber: 'FAC-7' })),
+    });
+    const encfs = async (query: string) => (await get(`/api/v1/ecf?${query}`)).json().items.map((i: { encf: string }) => i.encf);
+    const totals = async (query: string) => (await get(`/api/v1/ecf?${query}`)).json().totalCount;
+    for (const s of ['ferre', 'FERRETERÍA', 'ferreteria oz', '1010', 'FAC-', 'e31']) {
+      expect(await encfs(`Search=${encodeURIComponent(s)}`), s).toEqual([mine.encf]);
+      expect(await totals(`Search=${encodeURIComponent(s)}`), s).toBe(1);
+    }
+    expect(await encfs('Search=ferre&Type=32')).toEqual([]);
+    expect(await encfs('Search=E3&Type=32')).toHaveLength(1);
+    expect(await encfs('Search=erre')).toEqual([]);
+    expect(await encfs(`Search=${encodeURIComponent('%')}`)).toEqual([]);
+  });
+
   it('keeps tenants apart: another tenant’s e-CF is 404 and never listed', async () => {
     const { issue, app, engine } = await setup();
     const mine = (await issue(invoice31())).json();

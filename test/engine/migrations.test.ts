@@ -5,7 +5,8 @@ import { openDatabase, type Db } from '../../src/engine/store/database.js';
 import { migrateDown, migrateTo, migrateToLatest, migrationStatus } from '../../src/engine/store/migrate.js';
 import { migrations } from '../../src/engine/store/migrations/index.js';
 import type { Database } from '../../src/engine/store/schema.js';
-import { tempDir } from '../helpers.js';
+import { issueEcf } from '../../src/engine/ecf/issue.js';
+import { invoice31, seedIssuer, tempDir, testEngine } from '../helpers.js';
 
 /**
  * Every table and column of schema.ts. The mapped type makes tsc fail when a
@@ -48,7 +49,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
     issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
     internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
-    monto_total_cents: true, buyer_rnc: true, buyer_name: true, document_hash: true, idempotency_key: true,
+    monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,
     request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
   },
   ecf_documents: { ecf_id: true, xml: true, rfce_xml: true },
@@ -57,6 +58,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     sequence_used: true, messages: true, retry_decision: true, xml_sha256: true, recorded_at: true,
   },
   platform_state: { key: true, value: true, updated_at: true },
+  ecf_counts: { tenant_id: true, environment: true, type: true, status: true, n: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 
@@ -192,5 +194,18 @@ describe('migrations', () => {
       .execute();
     await migrateToLatest(db);
     expect(await db.selectFrom('settings').select('value').execute()).toEqual([{ value: '5' }]);
+  });
+
+  it('0006 fills the search key and the counts of e-CF already stored', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31({ buyer: { rnc: '101010101', name: 'Ñoño Ferretería SRL' } }) });
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: invoice31({ lines: [{ name: 'Caja', quantity: 1, unitPrice: '5.00' }] }) });
+    await migrateTo(engine.db, '0005-list-indexes');
+    await migrateToLatest(engine.db);
+    const keys = await engine.db.selectFrom('ecf').select(['buyer_name', 'buyer_name_key']).orderBy('encf').execute();
+    expect(keys.map((k) => k.buyer_name_key)).toEqual(['nono ferreteria srl', expect.any(String)]);
+    const counts = await engine.db.selectFrom('ecf_counts').select(['environment', 'type', 'status', 'n']).where('tenant_id', '=', tenant.id).execute();
+    expect(counts).toEqual([{ environment: 'test', type: 31, status: 'signed', n: 2 }]);
   });
 });

@@ -21,7 +21,7 @@ export default class Serve extends EcfCommand {
     const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0 }) : undefined;
     // Read by the authority client here and in the job workers, which start after this.
     if (sandbox) process.env.ECF_TAXAUTH_SANDBOX_URL = sandbox.url;
-    const engine = await this.engine(flags);
+    const engine = await this.engine(flags, { backgroundCheckpoints: true });
     const app = await buildApp({ engine, logger: { level: flags['log-level'] } });
     const address = await app.listen({ host: flags.host, port: flags.port });
     let scheduler: Scheduler | undefined;

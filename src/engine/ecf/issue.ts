@@ -19,6 +19,7 @@ import type { Environment } from '../schema-types.js';
 import { getEmitterProfile } from '../tenants/emitter-profile.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
+import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';
 import { queueSubmission } from '../submission/submit.js';
 import { ecfView, type EcfView } from './views.js';
@@ -176,6 +177,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       monto_total_cents: Number(computed.totals.montoTotal.times(100).toFixed(0)),
       buyer_rnc: doc.command.buyer?.rnc ?? null,
       buyer_name: doc.command.buyer?.name ?? null,
+      buyer_name_key: doc.command.buyer?.name ? searchKey(doc.command.buyer.name) : null,
       document_hash: signed.xmlSha256,
       idempotency_key: key,
       request_hash: requestHash,

@@ -63,13 +63,22 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
   });
 }
 
+export interface OpenDatabaseOptions {
+  /**
+   * false when another connection checkpoints the WAL (a long-running
+   * server's checkpointer thread); short-lived processes keep SQLite's own.
+   */
+  readonly autoCheckpoint?: boolean;
+}
+
 /** Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on. */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
+  if (options.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 

@@ -150,6 +150,8 @@ export interface EcfTable {
   monto_total_cents: number;
   buyer_rnc: string | null;
   buyer_name: string | null;
+  /** searchKey(buyer_name): what a search by name compares (migration 0006). */
+  buyer_name_key: string | null;
   document_hash: string;
   idempotency_key: string;
   request_hash: string;
@@ -187,6 +189,15 @@ export interface PlatformStateTable {
   updated_at: string;
 }
 
+/** Maintained by triggers on `ecf` (migration 0006): e-CF per tenant, environment, type and status. */
+export interface EcfCountsTable {
+  tenant_id: string;
+  environment: string;
+  type: number;
+  status: string;
+  n: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -202,4 +213,5 @@ export interface Database {
   ecf_documents: EcfDocumentsTable;
   ecf_attempts: EcfAttemptsTable;
   platform_state: PlatformStateTable;
+  ecf_counts: EcfCountsTable;
 }
