@@ -37,12 +37,16 @@ import Issue from './commands/issue.js';
 import Show from './commands/show.js';
 import List from './commands/list.js';
 import Xml from './commands/xml.js';
+import Backup from './commands/backup.js';
+import Restore from './commands/restore.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
  * this map instead of scanning folders, which keeps start-up fast.
  */
 export const commands = {
+  backup: Backup,
+  restore: Restore,
   attempts: Attempts,
   retry: Retry,
   status: Status,

@@ -1,0 +1,30 @@
+import { Args, Flags } from '@oclif/core';
+import { EcfCommand } from '../base.js';
+import { backupPassphrase } from '../passphrase.js';
+import { restoreDataDir } from '../../engine/backup/restore.js';
+
+export default class Restore extends EcfCommand {
+  static override description =
+    'Restore a backup made by `ecf backup` into a data directory that has no database yet (--data-dir, ECF_DATA_DIR or the default). The secrets go to this machine’s secret store (keychain or encrypted files, per secrets.store).';
+  static override examples = [
+    '<%= config.bin %> restore ecf-2026-11-22.ecfbak --data-dir /var/lib/ecf',
+    "printf '%s' \"$BACKUP_PASSPHRASE\" | <%= config.bin %> restore nightly.ecfbak --passphrase-stdin --json",
+  ];
+  static override args = {
+    file: Args.string({ description: 'The backup file', required: true, ignoreStdin: true }),
+  };
+  static override flags = {
+    'passphrase-stdin': Flags.boolean({ description: 'Read the passphrase from stdin (else ECF_BACKUP_PASSPHRASE, else asked)' }),
+  };
+
+  async run() {
+    const { args, flags } = await this.parse(Restore);
+    const passphrase = await backupPassphrase(flags['passphrase-stdin'], false);
+    const result = await restoreDataDir(args.file, this.dataDir(flags), passphrase);
+    this.log(
+      `restored into ${result.dataDir}: backup of ${result.createdAt}, ${(result.databaseBytes / 2 ** 20).toFixed(1)} MiB database, ` +
+        `${result.secrets} secrets now in the ${result.secretStore} store${result.migrated.length ? `; migrated ${result.migrated.join(', ')}` : ''}`,
+    );
+    return result;
+  }
+}
