@@ -162,7 +162,7 @@ describe('ecf doctor', () => {
       const { dataDir } = await dataDirWith({ rnc: '131234567', legalName: 'Ferretería Ñoño SRL' });
       const { ecf } = cli(dataDir);
 
-      const healthy = await ecf(['doctor', '--json']);
+      const healthy = await ecf(['doctor', '--offline', '--json']);
       expect(healthy.code, healthy.stderr + healthy.stdout).toBe(0);
       const { checks } = JSON.parse(healthy.stdout) as { checks: { check: string; status: string; detail: string }[] };
       const byName = Object.fromEntries(checks.map((c) => [c.check, c]));
@@ -193,7 +193,7 @@ describe('ecf doctor', () => {
         closeSync(fd);
       }
 
-      const broken = await ecf(['doctor', '--json']);
+      const broken = await ecf(['doctor', '--offline', '--json']);
       expect(broken.code, broken.stderr).toBe(1);
       const after = (JSON.parse(broken.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks;
       expect(after.find((c) => c.check === 'database')).toMatchObject({ status: 'fail' });

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
@@ -8,12 +9,9 @@ import { openEngine, type Engine } from '../../engine/engine.js';
 import { currentSecretStore, keychainAvailable } from '../../engine/secrets/select.js';
 import { settingView } from '../../engine/settings/settings.js';
 import { migrationStatus } from '../../engine/store/migrate.js';
+import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/checks.js';
 
-export type DoctorCheck = {
-  readonly check: string;
-  readonly status: 'ok' | 'warn' | 'fail';
-  readonly detail: string;
-};
+export type DoctorCheck = HealthCheck;
 
 const POSIX = process.platform !== 'win32';
 const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -21,8 +19,11 @@ const octal = (mode: number): string => (mode & 0o777).toString(8).padStart(3, '
 
 export default class Doctor extends EcfCommand {
   static override description =
-    'Check the data directory, database, migrations and secret store; exits 1 when any check fails';
-  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --data-dir /var/lib/ecf --json'];
+    'Check the data directory, database, migrations, secret store, certificates, e-NCF stock, the tax authority per environment in use and the clock against it; prints what to fix, exits 1 when any check fails';
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --data-dir /var/lib/ecf --json', '<%= config.bin %> doctor --offline'];
+  static override flags = {
+    offline: Flags.boolean({ description: 'Skip the checks that reach the tax authority (reachability, clock)' }),
+  };
 
   async run() {
     const { flags } = await this.parse(Doctor);
@@ -50,6 +51,7 @@ export default class Doctor extends EcfCommand {
         await checkDatabase(engine, dbFile, add);
         await checkMigrations(engine, add);
         await checkSecretStore(engine, add);
+        await checkTenants(engine, add, flags.offline);
       } else {
         add('migrations', 'fail', 'not checked: no usable database');
         add('secret-store', 'fail', 'not checked: the secrets.store setting is in the database');
@@ -75,6 +77,21 @@ export default class Doctor extends EcfCommand {
 }
 
 type Add = (check: string, status: DoctorCheck['status'], detail: string) => void;
+
+async function checkTenants(engine: Engine, add: Add, offline: boolean): Promise<void> {
+  const groups: [string, () => Promise<HealthCheck[]>][] = [
+    ['certificates', () => certificateChecks(engine)],
+    ['sequences', () => sequenceChecks(engine)],
+  ];
+  if (!offline) groups.push(['authority', () => authorityChecks(engine)]);
+  for (const [name, run] of groups) {
+    try {
+      for (const c of await run()) add(c.check, c.status, c.detail);
+    } catch (err) {
+      add(name, 'fail', `not checked: ${reason(err)}`);
+    }
+  }
+}
 
 function checkDataDir(dataDir: string, add: Add): boolean {
   let mode: number;
