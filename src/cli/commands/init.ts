@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { record } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
@@ -9,7 +10,11 @@ import { migrationStatus } from '../../engine/store/migrate.js';
 export default class Init extends EcfCommand {
   static override description =
     'Prepare a data directory: create it, create or migrate the database, create the secret-store key. Safe to run again.';
-  static override examples = ['<%= config.bin %> init', '<%= config.bin %> init --data-dir /var/lib/ecf'];
+  static override examples = ['<%= config.bin %> init', '<%= config.bin %> init --data-dir /var/lib/ecf --yes'];
+  static override flags = {
+    // Scripts and installers pass it so they never wait for an answer.
+    yes: Flags.boolean({ description: 'Ask nothing: take the flags and the defaults' }),
+  };
 
   async run() {
     const { flags } = await this.parse(Init);

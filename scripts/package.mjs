@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// The self-contained directory build (`npm run package`): everything a machine
+// needs to run `ecf`, with no Node.js installed there.
+//
+//   build/ecf-<version>-<platform>-<arch>/
+//     bin/ecf, bin/ecf.cmd    launchers: the runtime below on app/bin/ecf.js
+//     runtime/                the pinned Node.js, from the registry's node-<platform>-<arch> package
+//     app/                    the compiled JavaScript (dist/), schemas/, package.json and the
+//                             production node_modules, native SQLite addon included
+//     installers/             the Linux and Windows service installers
+//
+// The JavaScript is tsc's output, one module per file, not an esbuild bundle: the
+// job files bree starts in worker threads, the XSD folder and libxml2's .wasm are
+// found by paths relative to their modules, which a bundle would break; and the
+// runtime and the native addon are most of the size anyway.
+//
+// Options: --out DIR; --runtime VERSION (default the pinned one) or `current` (copy
+// the Node.js running this script: for tests, which never reach the registry).
+// The native addon is the one built by `npm install` here, so the runtime must be
+// the same platform and the same Node.js major as this machine.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Node.js 20 LTS, the release this project is built and tested with. */
+const PINNED_RUNTIME = '20.20.2';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
+const runtime = option('--runtime') ?? PINNED_RUNTIME;
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const platform = process.platform === 'win32' ? 'win' : process.platform;
+const target = `${platform}-${process.arch}`;
+const out = resolve(option('--out') ?? join(root, 'build', `ecf-${pkg.version}-${target}`));
+
+const fail = (message) => {
+  console.error(`package: ${message}`);
+  process.exit(1);
+};
+if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) fail('dist/ is missing; run `npm run build` first (npm run package does)');
+if (runtime !== 'current' && runtime.split('.')[0] !== process.versions.node.split('.')[0]) {
+  fail(`the runtime ${runtime} is not Node.js ${process.versions.node.split('.')[0]}, the major the native addon in node_modules was built for`);
+}
+
+rmSync(out, { recursive: true, force: true });
+const app = join(out, 'app');
+mkdirSync(app, { recursive: true });
+
+// ---- the application ----
+for (const part of ['dist', 'bin', 'schemas']) cpSync(join(root, part), join(app, part), { recursive: true });
+const { devDependencies, scripts, ...shipped } = pkg;
+void devDependencies;
+void scripts;
+writeFileSync(join(app, 'package.json'), `${JSON.stringify(shipped, null, 2)}\n`);
+cpSync(join(root, 'installers'), join(out, 'installers'), { recursive: true });
+cpSync(join(root, 'README.md'), join(out, 'README.md'));
+
+// ---- production node_modules, as installed here (the native addon already built) ----
+const listed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  .split('\n')
+  .map((p) => p.trim())
+  .filter((p) => p && p !== root)
+  .map((p) => relative(root, p))
+  .sort();
+const copied = [];
+for (const path of listed) {
+  // A package copied whole already holds its nested node_modules.
+  if (copied.some((parent) => path.startsWith(parent + sep))) continue;
+  cpSync(join(root, path), join(app, path), { recursive: true, dereference: true });
+  copied.push(path);
+}
+// better-sqlite3's sources and object files are only needed to build it.
+const sqlite = join(app, 'node_modules', 'better-sqlite3');
+for (const leftover of ['deps', 'src', join('build', 'Release', 'obj'), join('build', 'Release', 'obj.target'), join('build', 'Release', '.deps'), join('build', 'deps')]) {
+  rmSync(join(sqlite, leftover), { recursive: true, force: true });
+}
+
+// ---- the runtime ----
+const runtimeDir = join(out, 'runtime');
+mkdirSync(runtimeDir, { recursive: true });
+const nodeName = platform === 'win' ? 'node.exe' : 'node';
+if (runtime === 'current') {
+  cpSync(process.execPath, join(runtimeDir, nodeName));
+} else {
+  const work = mkdtempSync(join(tmpdir(), 'ecf-runtime-'));
+  try {
+    const tarball = execFileSync('npm', ['pack', `node-${target}@${runtime}`, '--pack-destination', work, '--silent'], { encoding: 'utf8' }).trim().split('\n').pop();
+    execFileSync('tar', ['-xzf', join(work, tarball), '-C', work]);
+    const binary = [join(work, 'package', 'bin', nodeName), join(work, 'package', nodeName)].find((p) => existsSync(p));
+    if (!binary) fail(`node-${target}@${runtime} holds no ${nodeName}`);
+    cpSync(binary, join(runtimeDir, nodeName));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+chmodSync(join(runtimeDir, nodeName), 0o755);
+
+// ---- launchers ----
+mkdirSync(join(out, 'bin'), { recursive: true });
+writeFileSync(
+  join(out, 'bin', 'ecf'),
+  '#!/bin/sh\n# ecf from this directory build: its own Node.js runtime on its own application.\nhere=$(dirname "$(readlink -f "$0")")\nexec "$here/../runtime/node" "$here/../app/bin/ecf.js" "$@"\n',
+);
+chmodSync(join(out, 'bin', 'ecf'), 0o755);
+writeFileSync(join(out, 'bin', 'ecf.cmd'), '@echo off\r\n"%~dp0..\\runtime\\node.exe" "%~dp0..\\app\\bin\\ecf.js" %*\r\n');
+
+const size = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? size(join(dir, e.name)) : e.isFile() ? statSync(join(dir, e.name)).size : 0), 0);
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+console.log(
+  `${out}: ${mib(size(out))} (runtime ${mib(size(runtimeDir))}, node_modules ${mib(size(join(app, 'node_modules')))}, application ${mib(size(join(app, 'dist')) + size(join(app, 'schemas')))})`,
+);
