@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliFor } from '../cli-runner.js';
 import { DATABASE_FILE } from '../../src/engine/data-dir.js';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { createTenant } from '../../src/engine/tenants/tenants.js';
@@ -16,45 +15,10 @@ import { tempDir } from '../helpers.js';
  * data directory prepared in-process. Each spawn costs about half a second.
  */
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/ecf.js');
 const SLOW = 120_000;
 const DAY = 24 * 60 * 60 * 1000;
 
-interface Result {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(dataDir: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.ECF_DATA_DIR;
-  delete env.ECF_SECRET_KEY;
-
-  /** Runs `ecf <args> --data-dir <dir>` with `input` (or nothing) on stdin. */
-  function ecf(args: string[], input = ''): Promise<Result> {
-    return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [BIN, ...args, '--data-dir', dataDir], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', fail);
-      child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(input, 'utf8');
-    });
-  }
-
-  /** Runs with `--json`, expects success and returns the parsed output. */
-  async function json<T = any>(args: string[], input?: string): Promise<T> {
-    const r = await ecf([...args, '--json'], input);
-    expect(r.code, `ecf ${args.join(' ')} --json failed:\n${r.stderr}${r.stdout}`).toBe(0);
-    return JSON.parse(r.stdout) as T;
-  }
-
-  return { ecf, json };
-}
+const cli = (dataDir: string) => cliFor(dataDir);
 
 /** A data directory as `ecf init` leaves it, with the tenants given; the engine closed again. */
 async function dataDirWith(...tenants: { rnc: string; legalName: string }[]) {

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { cliFor } from '../cli-runner.js';
 import { openEngine } from '../../src/engine/engine.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { getEcf } from '../../src/engine/ecf/queries.js';
@@ -11,23 +9,8 @@ import { WORK_HANDLERS } from '../../src/engine/work/handlers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { invoice31, seedIssuer, tempDir } from '../helpers.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-function ecf(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/ecf.js'), ...args, '--data-dir', dataDir, '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const ecf = (dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) => cliFor(dataDir, env).ecf([...args, '--json']);
 
 describe('ecf attempts | status | retry | contingency | taxauth check', () => {
   it('shows the submission history and state, refuses a retry the authority consumed, switches contingency, checks the connection', async () => {
