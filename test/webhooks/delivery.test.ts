@@ -1,3 +1,6 @@
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { toDominicanIso } from '../../src/engine/clock.js';
@@ -17,6 +20,7 @@ import {
 } from '../../src/engine/webhooks/delivery.js';
 import { createWebhook, deleteWebhook, getWebhook, rotateWebhookSecret, updateWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { DELIVERY_LADDER_MS } from '../../src/engine/webhooks/rules.js';
+import { makeIdentity } from '../certs.js';
 import { seedTenant, testEngine } from '../helpers.js';
 import { DAY, SECOND, allowLoopback, emitEvent, startReceiver, verifyWith, type Handler } from './harness.js';
 
@@ -288,6 +292,34 @@ describe('webhook delivery', () => {
     expect(next!.error).toContain('metadata');
     expect(receiver.received).toHaveLength(1);
     expect((await getWebhook(engine, tenant.id, endpoint.id)).consecutiveFailures).toBe(1);
+  });
+
+  it('speaks TLS to the checked address with the URL’s host as the server name, and verifies the certificate', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedTenant(engine);
+    await setSetting(engine, 'webhooks.allowed_private_cidrs', ['127.0.0.0/8']);
+    const { keyPem: key, certPem: cert } = makeIdentity({ commonName: 'pinned.test' }); // not signed by any CA the machine trusts
+    const serverNames: string[] = [];
+    let requests = 0;
+    const server = createHttpsServer(
+      { key, cert, SNICallback: (name, done) => (serverNames.push(name), done(null, createSecureContext({ key, cert }))) },
+      (_req, res) => (requests++, res.end('ok')),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+      await createWebhook(engine, tenant.id, { url: `https://pinned.test:${port}/hook`, events: ['*'] }, { resolve });
+      await emitEvent(engine, tenant.id);
+      const [r] = await deliverDueWebhooks(engine, { resolve, pollMs: 5 });
+      expect(r).toMatchObject({ outcome: 'retry', statusCode: null });
+      expect(r!.error).toMatch(new RegExp(`^TLS with pinned\\.test:${port} failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED|DEPTH_ZERO)`));
+      expect(serverNames).toEqual(['pinned.test']);
+      expect(requests).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('signs with the current secret: after a rotation the old secret no longer verifies, even for deliveries queued before', async () => {

@@ -43,6 +43,7 @@ function describeFailure(error: unknown, target: CheckedTarget, timeoutMs: numbe
   const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
   if (error instanceof Timeout || e.name === 'AbortError' || /TIMEOUT/.test(code ?? '')) return `no answer within ${seconds(timeoutMs)}`;
+  if (/CERT|SSL|TLS|UNABLE_TO_VERIFY|SELF_SIGNED/.test(code ?? '')) return `TLS with ${target.url.host} failed: ${code}`;
   return `could not reach ${target.address}: ${code ?? e.message ?? String(error)}`;
 }
 
