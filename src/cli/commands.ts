@@ -39,6 +39,12 @@ import List from './commands/list.js';
 import Xml from './commands/xml.js';
 import Backup from './commands/backup.js';
 import Restore from './commands/restore.js';
+import WebhookList from './commands/webhook/list.js';
+import WebhookAdd from './commands/webhook/add.js';
+import WebhookRemove from './commands/webhook/remove.js';
+import WebhookDeliveries from './commands/webhook/deliveries.js';
+import WebhookRetry from './commands/webhook/retry.js';
+import WebhookPing from './commands/webhook/ping.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -86,4 +92,10 @@ export const commands = {
   show: Show,
   list: List,
   xml: Xml,
+  'webhook:list': WebhookList,
+  'webhook:add': WebhookAdd,
+  'webhook:remove': WebhookRemove,
+  'webhook:deliveries': WebhookDeliveries,
+  'webhook:retry': WebhookRetry,
+  'webhook:ping': WebhookPing,
 };

@@ -15,6 +15,7 @@ import emitterProfileRoutes from './routes/emitter-profile.js';
 import organizationRoutes from './routes/organizations.js';
 import sequenceRoutes from './routes/sequences.js';
 import submissionRoutes from './routes/submission.js';
+import webhookRoutes from './routes/webhooks.js';
 import openapiRoutes from './routes/openapi.js';
 
 export interface AppOptions {
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(organizationRoutes, { engine: options.engine });
   await app.register(sequenceRoutes, { engine: options.engine });
   await app.register(submissionRoutes, { engine: options.engine });
+  await app.register(webhookRoutes, { engine: options.engine });
   await app.ready();
   return app;
 }

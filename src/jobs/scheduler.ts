@@ -21,6 +21,9 @@ export const jobFile = (name: string): string => join(here, `${name}${ext}`);
 /** The appliance's jobs. Later issues add the authority poller, notices, alerts. */
 export const DEFAULT_JOBS: readonly JobSpec[] = [
   { name: 'work', path: jobFile('work'), interval: '5s' },
+  // Its own job, so a slow webhook receiver never holds up submission to the authority.
+  { name: 'webhooks', path: jobFile('webhooks'), interval: '5s' },
+  { name: 'webhook-purge', path: jobFile('webhook-purge'), interval: '6h' },
   // Notices are idempotent, so running more often than daily only makes them timelier.
   { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h' },
   { name: 'sequence-notices', path: jobFile('sequence-notices'), interval: '6h' },

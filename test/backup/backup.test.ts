@@ -10,6 +10,8 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { openEngine, ensureSecretStoreKey, type Engine } from '../../src/engine/engine.js';
 import { EngineError, ValidationError } from '../../src/engine/errors.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
+import { storeOf } from '../../src/engine/secrets/select.js';
+import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { cliFor } from '../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testEngine } from '../helpers.js';
 
@@ -46,6 +48,9 @@ describe('backup and restore', () => {
   it('backs up while issuing and restores a consistent snapshot, with its certificate, on another machine', { timeout: SLOW }, async () => {
     const { engine, tenant } = await source();
     for (let i = 0; i < 5; i++) await issue(engine, tenant.id, i);
+    await setSetting(engine, 'webhooks.allowed_private_cidrs', ['127.0.0.0/8']);
+    await setSetting(engine, 'webhooks.development_mode', true);
+    const webhook = await createWebhook(engine, tenant.id, { url: 'http://127.0.0.1:9/hook', events: ['ecf.*'] });
     const file = join(tempDir(), 'nightly.ecfbak');
 
     let issuing = true;
@@ -56,18 +61,22 @@ describe('backup and restore', () => {
     const result = await backupDataDir(engine, file, PASSPHRASE);
     issuing = false;
     await writer;
-    expect(result).toMatchObject({ secrets: 1, missingSecrets: [] });
-    expect(readHeader(file).manifest).toMatchObject({ format: 'ecf-backup', version: 1, secretCount: 1, schema: expect.stringMatching(/^\d{4}-/) });
+    expect(result).toMatchObject({ secrets: 2, missingSecrets: [] });
+    expect(readHeader(file).manifest).toMatchObject({ format: 'ecf-backup', version: 1, secretCount: 2, schema: expect.stringMatching(/^\d{4}-/) });
     // The secrets are sealed: neither the certificate password nor the .p12 is readable in the file.
     const raw = readFileSync(file);
     expect(raw.includes(Buffer.from('clave-ñ'))).toBe(false);
+    expect(raw.includes(Buffer.from(webhook.secret))).toBe(false);
 
     const target = tempDir('ecf-restored-');
     const restored = await restoreDataDir(file, target, PASSPHRASE);
-    expect(restored).toMatchObject({ secrets: 1, secretStore: 'file', migrated: [] });
+    expect(restored).toMatchObject({ secrets: 2, secretStore: 'file', migrated: [] });
 
     const copy = await reopen(target);
     try {
+      // The webhook's signing secret came back too, under its name, in the new machine's store.
+      const { secret_ref } = await copy.db.selectFrom('webhook_endpoints').select('secret_ref').executeTakeFirstOrThrow();
+      expect((await storeOf(copy, 'file').get(secret_ref))?.toString('utf8')).toContain(webhook.secret.replace(/^whsec_/, ''));
       const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(copy.db);
       expect(rows).toEqual([{ integrity_check: 'ok' }]);
       const ecf = await copy.db.selectFrom('ecf').select(['encf', 'sequence_range_id']).orderBy('encf').execute();

@@ -59,6 +59,15 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   },
   platform_state: { key: true, value: true, updated_at: true },
   ecf_counts: { tenant_id: true, environment: true, type: true, status: true, n: true },
+  webhook_endpoints: {
+    id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
+    disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
+  },
+  webhook_deliveries: {
+    id: true, endpoint_id: true, tenant_id: true, event_id: true, event_type: true, status: true, attempts: true,
+    next_attempt_at: true, lease_owner: true, lease_expires_at: true, last_status_code: true, last_error: true,
+    created_at: true, updated_at: true,
+  },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

@@ -12,6 +12,7 @@ import type { SecretStoreKind } from '../secrets/secret-store.js';
  */
 export const SECRET_REFERENCES: readonly { readonly table: string; readonly store: string; readonly ref: string }[] = [
   { table: 'certificates', store: 'secret_store', ref: 'secret_ref' },
+  { table: 'webhook_endpoints', store: 'secret_store', ref: 'secret_ref' },
 ];
 
 export interface SecretReference {

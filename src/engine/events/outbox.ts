@@ -3,6 +3,7 @@ import type { Db, Tx } from '../store/database.js';
 import type { EventsTable } from '../store/schema.js';
 import { newEventId } from '../ids.js';
 import { EVENT_API_VERSION, type EventType } from './catalogue.js';
+import { fanOut } from '../webhooks/fan-out.js';
 import type { Selectable } from 'kysely';
 
 /** The envelope of the contract, as receivers get it. */
@@ -25,7 +26,9 @@ export interface EmitOptions {
 
 /**
  * Records an event in the caller's transaction, so the event exists exactly
- * when the change that caused it commits. Delivery reads the table later.
+ * when the change that caused it commits, together with one webhook delivery
+ * per enabled endpoint of the tenant subscribed to it (the delivery job sends
+ * them later, outside any transaction).
  */
 export async function emit<T>(
   tx: Tx,
@@ -51,6 +54,7 @@ export async function emit<T>(
     .returning('seq')
     .executeTakeFirst();
   if (!inserted) return null;
+  if (tenantId !== null) await fanOut(tx, now, tenantId, row.id, type);
   return toEnvelope(row) as EventEnvelope<T>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Where secrets rest (certificate files and their passwords, later webhook
+ * Where secrets rest (certificate files and their passwords, webhook
  * secrets): the OS keychain when there is one, otherwise files encrypted
  * with a key kept outside the database. Never the SQLite file.
  */

@@ -1,5 +1,8 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../schema-types.js';
+import { isCidr } from '../webhooks/address-guard.js';
+
+FormatRegistry.Set('cidr', isCidr);
 
 /**
  * Runtime settings the appliance knows, with their type and default.
@@ -104,6 +107,16 @@ export const SETTINGS = [
     Type.Boolean({ errorMessage: 'must be true or false' }),
     false,
     'Allows plain-HTTP webhook URLs, for trying receivers on a development machine.',
+  ),
+  define(
+    'webhooks.allowed_private_cidrs',
+    'platform',
+    Type.Array(
+      Type.String({ format: 'cidr', errorMessage: 'must be a CIDR such as 192.168.1.0/24 or fd12:3456::/48, or a single address' }),
+      { maxItems: 100, errorMessage: 'must be a JSON array of at most 100 CIDRs, e.g. ["192.168.1.0/24"]' },
+    ),
+    [],
+    'Private or reserved networks webhook receivers may be on (e.g. ["192.168.1.0/24"] for receivers on the LAN). The cloud metadata address stays refused whatever is listed.',
   ),
   define(
     'duplicates.mode',

@@ -198,6 +198,41 @@ export interface EcfCountsTable {
   n: number;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of subscription entries: exact types, `category.*` or `*`. */
+  events: string;
+  enabled: number;
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  secret_store: string;
+  secret_ref: string;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  tenant_id: string;
+  event_id: string;
+  event_type: string;
+  /** pending, delivered or dead */
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -214,4 +249,6 @@ export interface Database {
   ecf_attempts: EcfAttemptsTable;
   platform_state: PlatformStateTable;
   ecf_counts: EcfCountsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -5,6 +5,7 @@ import * as issuing from './0003-issuing.js';
 import * as submission from './0004-submission.js';
 import * as listIndexes from './0005-list-indexes.js';
 import * as listCounts from './0006-list-counts.js';
+import * as webhooks from './0007-webhooks.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-submission': submission,
   '0005-list-indexes': listIndexes,
   '0006-list-counts': listCounts,
+  '0007-webhooks': webhooks,
 };
