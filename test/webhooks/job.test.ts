@@ -26,7 +26,8 @@ describe('the webhook jobs', () => {
         jobs: DEFAULT_JOBS.filter((j) => j.name === 'webhooks' || j.name === 'webhook-purge'),
         onMessage: (_job, m) => {
           const { job, summary } = (m ?? {}) as { job?: string; summary?: unknown };
-          if (job) summaries[job] = summary;
+          // The first run of each: under load the purge may start after the 5 s interval has run the delivery job again (finding nothing).
+          if (job) summaries[job] ??= summary;
           if (summaries.webhooks && summaries['webhook-purge']) resolveBoth();
         },
         onError: (_job, e) => errors.push(e),
