@@ -4,6 +4,7 @@ import * as certificates from './0002-certificates.js';
 import * as issuing from './0003-issuing.js';
 import * as submission from './0004-submission.js';
 import * as listIndexes from './0005-list-indexes.js';
+import * as annulments from './0007-annulments.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-issuing': issuing,
   '0004-submission': submission,
   '0005-list-indexes': listIndexes,
+  '0007-annulments': annulments,
 };
