@@ -615,7 +615,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     if (state.used.has(usedKey(environment, rnc, encf))) {
       return refuse(SANDBOX_CODES.sequenceUsed, `El e-NCF ${encf} ya fue utilizado.`, true);
     }
-    if (annulledRange(environment, rnc, Number(type), Number(encf.slice(3)))) {
+    const n = Number(encf.slice(3));
+    if (annulled(environment, rnc, Number(type), n, n)) {
       return refuse(SANDBOX_CODES.encfAnnulled, `El e-NCF ${encf} fue anulado.`, true);
     }
     let final: FinalOutcome = { kind: 'accept' };
@@ -629,14 +630,11 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     return { verdict: verdictOf(final), queriesInProcess, facts };
   }
 
-  /** An accepted annulment of this environment and RNC that covers the number, if any. */
-  function annulledRange(environment: SandboxEnvironment, rnc: string, type: number, n: number) {
-    for (const a of state.annulments) {
-      if (!a.annulled || a.environment !== environment || a.rnc !== rnc) continue;
-      const hit = a.ranges.find((r) => r.type === type && r.from <= n && n <= r.to);
-      if (hit) return hit;
-    }
-    return undefined;
+  /** Whether an accepted annulment of this environment and RNC covers any number of `type` from–to. */
+  function annulled(environment: SandboxEnvironment, rnc: string | null, type: number, from: number, to: number): boolean {
+    return state.annulments.some(
+      (a) => a.annulled && a.environment === environment && a.rnc === rnc && a.ranges.some((r) => r.type === type && r.from <= to && from <= r.to),
+    );
   }
 
   function recordAnnulment(environment: SandboxEnvironment, upload: { fileName: string; xml: string }, outcome: SandboxOutcome | undefined): SandboxAnnulment {
@@ -710,9 +708,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       const n = Number(encf!.slice(3));
       return read.some((r) => r.type === type && r.from <= n && n <= r.to);
     });
-    const annulledBefore = state.annulments.some(
-      (a) => a.annulled && a.environment === environment && a.rnc === rnc && a.ranges.some((x) => read.some((r) => r.type === x.type && r.from <= x.to && x.from <= r.to)),
-    );
+    const annulledBefore = read.some((r) => annulled(environment, rnc, r.type, r.from, r.to));
     if (used || annulledBefore) return refuse(SANDBOX_CODES.annulmentUsed, 'Las secuencias que está intentando anular han sido utilizadas.');
     if (outcome?.kind === 'reject') {
       const [m, ...more] = outcome.messages ?? [{ code: SANDBOX_CODES.rejected, value: 'No fue posible anular las siguientes secuencias (resultado programado en el sandbox).' }];
