@@ -33,6 +33,9 @@ import CertRevoke from './commands/cert/revoke.js';
 import Doctor from './commands/doctor.js';
 import SequenceAdd from './commands/sequence/add.js';
 import SequenceList from './commands/sequence/list.js';
+import SequenceAnnul from './commands/sequence/annul.js';
+import SequenceAnnulRetry from './commands/sequence/annul-retry.js';
+import SequenceAnnulments from './commands/sequence/annulments.js';
 import Issue from './commands/issue.js';
 import Show from './commands/show.js';
 import List from './commands/list.js';
@@ -88,6 +91,9 @@ export const commands = {
   doctor: Doctor,
   'sequence:add': SequenceAdd,
   'sequence:list': SequenceList,
+  'sequence:annul': SequenceAnnul,
+  'sequence:annul-retry': SequenceAnnulRetry,
+  'sequence:annulments': SequenceAnnulments,
   issue: Issue,
   show: Show,
   list: List,

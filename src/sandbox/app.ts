@@ -14,16 +14,18 @@ import {
   type SandboxOutcome,
   type SandboxScript,
 } from './outcomes.js';
+import type { Element } from '@xmldom/xmldom';
 import { parseXml, textOf, verifySignature } from './verify.js';
 
 /**
  * A stand-in for the tax authority (NOTES §1–4, §9, §13) that speaks its
  * paths and payloads over real HTTP, so the engine's client is exercised as
  * it is in production: seed and token, e-CF reception with the verdict by
- * trackId, RFCE reception with an immediate verdict, and the three queries.
- * Documents are checked like the authority checks them (file name, official
- * schema, signature, e-NCF not used before); what happens next can be
- * scripted (outcomes.ts). All state is in memory.
+ * trackId, RFCE reception with an immediate verdict, the three queries, and
+ * the annulment of ranges (ANECF, answered at once). Documents are checked
+ * like the authority checks them (file name, official schema, signature,
+ * e-NCF not used or annulled before); what happens next can be scripted
+ * (outcomes.ts). All state is in memory.
  *
  * Every environment is served under its path segment (`/testecf`,
  * `/certecf`, `/ecf`), main-host and fc-host services on the same server,
@@ -77,6 +79,23 @@ export interface DocumentFacts {
   readonly securityCode: string | null;
 }
 
+/** An ANECF the sandbox received, with its answer. */
+export interface SandboxAnnulment {
+  readonly id: string;
+  readonly environment: SandboxEnvironment;
+  /** RncEmisor as the document says; null when it could not be read. */
+  readonly rnc: string | null;
+  readonly fileName: string;
+  readonly xml: string;
+  readonly receivedAt: Date;
+  /** true: the numbers are annulled (codigo 15); false: refused. */
+  readonly annulled: boolean;
+  readonly code: string;
+  readonly messages: readonly string[];
+  /** The ranges the document names (empty when it could not be read). */
+  readonly ranges: readonly { readonly type: number; readonly from: number; readonly to: number }[];
+}
+
 export interface SandboxStats {
   readonly seedsIssued: number;
   readonly tokensIssued: number;
@@ -85,6 +104,7 @@ export interface SandboxStats {
   readonly receptions: number;
   readonly rfceReceptions: number;
   readonly resultQueries: number;
+  readonly annulments: number;
 }
 
 export interface SandboxControl {
@@ -98,6 +118,8 @@ export interface SandboxControl {
   /** The tokens issued, oldest first (tests check that they never leak). */
   issuedTokens(): string[];
   submissions(filter?: { readonly encf?: string; readonly environment?: SandboxEnvironment }): readonly SandboxSubmission[];
+  /** The ANECF received, oldest first, refused ones included. */
+  annulments(filter?: { readonly environment?: SandboxEnvironment }): readonly SandboxAnnulment[];
   stats(): SandboxStats;
   /** Forgets everything: seeds, tokens, documents, scripts, counters. */
   reset(): void;
@@ -138,6 +160,7 @@ interface State {
   tokens: Map<string, TokenRecord>;
   submissions: MutableSubmission[];
   used: Set<string>;
+  annulments: SandboxAnnulment[];
   next: SandboxOutcome[];
   perEncf: Map<string, SandboxOutcome[]>;
   unreachable: boolean;
@@ -150,11 +173,12 @@ const freshState = (): State => ({
   tokens: new Map(),
   submissions: [],
   used: new Set(),
+  annulments: [],
   next: [],
   perEncf: new Map(),
   unreachable: false,
   unreachableUntil: null,
-  stats: { seedsIssued: 0, tokensIssued: 0, seedRejections: 0, unauthorized: 0, receptions: 0, rfceReceptions: 0, resultQueries: 0 },
+  stats: { seedsIssued: 0, tokensIssued: 0, seedRejections: 0, unauthorized: 0, receptions: 0, rfceReceptions: 0, resultQueries: 0, annulments: 0 },
 });
 
 export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstance; control: SandboxControl } {
@@ -202,6 +226,9 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       return state.submissions
         .filter((s) => (!filter.encf || s.encf === filter.encf) && (!filter.environment || s.environment === filter.environment))
         .map((s) => ({ ...s }));
+    },
+    annulments(filter = {}) {
+      return state.annulments.filter((a) => !filter.environment || a.environment === filter.environment).map((a) => ({ ...a }));
     },
     stats: () => ({ ...state.stats }),
     reset() {
@@ -276,6 +303,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     scripted: { next: state.next.length, perEncf: Object.fromEntries([...state.perEncf].map(([k, v]) => [k, v.length])) },
     stats: control.stats(),
     submissions: state.submissions.map(({ xml: _xml, ...rest }) => rest),
+    annulments: state.annulments.map(({ xml: _xml, ...rest }) => rest),
   }));
 
   // ---- the authority's services, per environment
@@ -454,6 +482,20 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
             idExtranjero: found.facts.foreignId,
           });
         });
+
+        // ANECF (NOTES §11, §4.8): the answer comes at once; scripts keyed by an e-NCF match the document's first SecuenciaeNCFDesde.
+        r.post('/anulacionrangos/api/operaciones/anularrango', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const upload = await readUpload(request);
+          if ('error' in upload) return reply.code(400).type('text/plain; charset=utf-8').send(upload.error);
+          const first = /<SecuenciaeNCFDesde>\s*([^<\s]*)\s*<\/SecuenciaeNCFDesde>/.exec(upload.xml)?.[1]?.toUpperCase() ?? '';
+          const outcome = take(first);
+          const receive = () => recordAnnulment(environment, upload, outcome);
+          return receiveWithFaults(request, reply, outcome, receive, (a) => {
+            if (!a.annulled) reply.code(400);
+            return { rnc: a.rnc, codigo: a.code, nombre: a.annulled ? 'Satisfactorio' : 'Rechazado', mensajes: a.messages };
+          });
+        });
       },
       { prefix: `/${environment}` },
     );
@@ -465,12 +507,12 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
    * unreachable, lost response, timeout); otherwise they record the document
    * and answer with `respond`.
    */
-  async function receiveWithFaults(
+  async function receiveWithFaults<T>(
     request: FastifyRequest,
     reply: FastifyReply,
     outcome: SandboxOutcome | undefined,
-    receive: () => MutableSubmission,
-    respond: (received: MutableSubmission) => unknown,
+    receive: () => T,
+    respond: (received: T) => unknown,
   ): Promise<FastifyReply> {
     switch (outcome?.kind) {
       case 'http5xx':
@@ -573,6 +615,10 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     if (state.used.has(usedKey(environment, rnc, encf))) {
       return refuse(SANDBOX_CODES.sequenceUsed, `El e-NCF ${encf} ya fue utilizado.`, true);
     }
+    const n = Number(encf.slice(3));
+    if (annulled(environment, rnc, Number(type), n, n)) {
+      return refuse(SANDBOX_CODES.encfAnnulled, `El e-NCF ${encf} fue anulado.`, true);
+    }
     let final: FinalOutcome = { kind: 'accept' };
     let queriesInProcess = 0;
     if (outcome?.kind === 'inProcess') {
@@ -582,6 +628,96 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       final = outcome;
     }
     return { verdict: verdictOf(final), queriesInProcess, facts };
+  }
+
+  /** Whether an accepted annulment of this environment and RNC covers any number of `type` from–to. */
+  function annulled(environment: SandboxEnvironment, rnc: string | null, type: number, from: number, to: number): boolean {
+    return state.annulments.some(
+      (a) => a.annulled && a.environment === environment && a.rnc === rnc && a.ranges.some((r) => r.type === type && r.from <= to && from <= r.to),
+    );
+  }
+
+  function recordAnnulment(environment: SandboxEnvironment, upload: { fileName: string; xml: string }, outcome: SandboxOutcome | undefined): SandboxAnnulment {
+    const receivedAt = now();
+    const judged = judgeAnnulment(environment, upload.xml, outcome, receivedAt);
+    const annulment: SandboxAnnulment = { id: randomUUID(), environment, fileName: upload.fileName, xml: upload.xml, receivedAt, ...judged };
+    state.annulments.push(annulment);
+    state.stats.annulments++;
+    return annulment;
+  }
+
+  /**
+   * The checks the authority documents for an ANECF (NOTES §11, DT p.36–37),
+   * in order: schema, signature, NoLinea sequential, each range of its
+   * line's type with Desde ≤ Hasta, the counts, and numbers neither used by
+   * an e-CF or RFCE received nor annulled before; then the scripted verdict.
+   */
+  function judgeAnnulment(
+    environment: SandboxEnvironment,
+    xml: string,
+    outcome: SandboxOutcome | undefined,
+    at: Date,
+  ): Pick<SandboxAnnulment, 'rnc' | 'annulled' | 'code' | 'messages' | 'ranges'> {
+    let rnc: string | null = null;
+    let ranges: { type: number; from: number; to: number }[] = [];
+    const refuse = (code: number, message: string) => ({ rnc, annulled: false, code: String(code), messages: [message], ranges });
+    const parsed = parseXml(xml);
+    if (!parsed.ok) return refuse(SANDBOX_CODES.schema, `El XML no cumple con el esquema (XSD): ${parsed.reason}`);
+    if (parsed.root.localName !== 'ANECF') return refuse(SANDBOX_CODES.schema, 'El XML no cumple con el esquema (XSD): la raíz no es ANECF');
+    const schema = validateAgainstSchema('anecf', xml);
+    if (!schema.valid) return refuse(SANDBOX_CODES.schema, `El XML no cumple con el esquema (XSD): ${schema.errors.slice(0, 3).join('; ')}`);
+    const signature = verifySignature(xml, parsed, at);
+    if (!signature.ok) return refuse(SANDBOX_CODES.signature, `La firma digital del XML no es válida: ${signature.reason}`);
+    rnc = textOf(parsed.root, 'RncEmisor');
+
+    const children = (el: Element, name: string): Element[] => Array.from(el.childNodes).filter((c): c is Element => c.nodeType === 1 && (c as Element).localName === name);
+    const textIn = (el: Element, name: string): string => children(el, name)[0]?.textContent?.trim() ?? '';
+    const header = children(parsed.root, 'Encabezado')[0]!;
+    const lines = children(children(parsed.root, 'DetalleAnulacion')[0]!, 'Anulacion');
+    let total = 0;
+    const read: { type: number; from: number; to: number }[] = [];
+    for (const [i, line] of lines.entries()) {
+      if (textIn(line, 'NoLinea') !== String(i + 1)) return refuse(SANDBOX_CODES.annulmentLineOrder, 'El campo NoLinea no es válido, no cumple orden secuencial.');
+      const type = Number(textIn(line, 'TipoeCF'));
+      let count = 0;
+      for (const seq of children(children(line, 'TablaRangoSecuenciasAnuladaseNCF')[0]!, 'Secuencias')) {
+        const desde = /^E(\d{2})(\d{10})$/.exec(textIn(seq, 'SecuenciaeNCFDesde'));
+        const hasta = /^E(\d{2})(\d{10})$/.exec(textIn(seq, 'SecuenciaeNCFHasta'));
+        if (!desde || !hasta || Number(desde[1]) !== type || Number(hasta[1]) !== type) {
+          return refuse(SANDBOX_CODES.annulmentType, 'El tipo de comprobante no es válido.');
+        }
+        const from = Number(desde[2]);
+        const to = Number(hasta[2]);
+        if (from < 1 || from > to) return refuse(SANDBOX_CODES.annulmentReversed, 'La secuencia desde no puede ser mayor que la secuencia hasta.');
+        read.push({ type, from, to });
+        count += to - from + 1;
+      }
+      if (Number(textIn(line, 'CantidadeNCFAnulados')) !== count) {
+        return refuse(SANDBOX_CODES.annulmentCount, `La cantidad de e-NCF anulados de la línea ${i + 1} no coincide con sus secuencias.`);
+      }
+      total += count;
+    }
+    if (Number(textIn(header, 'CantidadeNCFAnulados')) !== total) {
+      return refuse(SANDBOX_CODES.annulmentCount, 'La cantidad de e-NCF anulados del encabezado no coincide con el detalle.');
+    }
+    ranges = read;
+    const used = [...state.used].some((k) => {
+      const [env, who, encf] = k.split('|');
+      if (env !== environment || who !== rnc) return false;
+      const type = Number(encf!.slice(1, 3));
+      const n = Number(encf!.slice(3));
+      return read.some((r) => r.type === type && r.from <= n && n <= r.to);
+    });
+    const annulledBefore = read.some((r) => annulled(environment, rnc, r.type, r.from, r.to));
+    if (used || annulledBefore) return refuse(SANDBOX_CODES.annulmentUsed, 'Las secuencias que está intentando anular han sido utilizadas.');
+    if (outcome?.kind === 'reject') {
+      const [m, ...more] = outcome.messages ?? [{ code: SANDBOX_CODES.rejected, value: 'No fue posible anular las siguientes secuencias (resultado programado en el sandbox).' }];
+      return { rnc, annulled: false, code: String(m!.code), messages: [m!.value, ...more.map((x) => x.value)], ranges };
+    }
+    if (outcome?.kind === 'transientReject') {
+      return refuse(outcome.code ?? SANDBOX_CODES.transient, outcome.message ?? 'No fue posible anular las siguientes secuencias. Favor intentar nuevamente.');
+    }
+    return { rnc, annulled: true, code: ANNULLED, messages: ['Las secuencias fueron anuladas correctamente.'], ranges };
   }
 
   return { app, control };
@@ -624,6 +760,9 @@ const NO_FACTS: DocumentFacts = {
 };
 
 const usedKey = (environment: string, rnc: string, encf: string) => `${environment}|${rnc}|${encf}`;
+
+/** anularrango's codigo for "Satisfactorio" (NOTES §4.8). */
+const ANNULLED = '15';
 
 const isFinal = (o: SandboxOutcome): o is FinalOutcome =>
   o.kind === 'accept' || o.kind === 'reject' || o.kind === 'conditional' || o.kind === 'transientReject';

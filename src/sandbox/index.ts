@@ -4,6 +4,7 @@ export {
   SANDBOX_ENVIRONMENTS,
   type DocumentFacts,
   type RunningSandbox,
+  type SandboxAnnulment,
   type SandboxControl,
   type SandboxEnvironment,
   type SandboxOptions,

@@ -27,6 +27,11 @@ import { Type, type Static } from '@sinclair/typebox';
  * sequenceUsed false whatever verdict was scripted, and an e-NCF already
  * consumed is rejected with sequenceUsed true; a transport outcome happens
  * before any of that.
+ *
+ * An ANECF (anularrango) takes its outcome like any document, keyed by its
+ * first SecuenciaeNCFDesde: `reject` and `transientReject` refuse it (HTTP
+ * 400 with the messages), the other verdicts annul; the transport outcomes
+ * are the same.
  */
 
 export const MessageSchema = Type.Object({ code: Type.Integer(), value: Type.String() }, { additionalProperties: false });
@@ -106,4 +111,16 @@ export const SANDBOX_CODES = {
   conditional: 4001,
   /** "Try again later": one of the engine's TRANSIENT_REJECTION_CODES. */
   transient: 9001,
+  /** An e-CF or RFCE whose e-NCF was annulled. */
+  encfAnnulled: 1007,
+  /** ANECF: NoLinea not 1, 2, … (the text is the authority's, DT p.37). */
+  annulmentLineOrder: 1101,
+  /** ANECF: a range of another type than its line, or not an e-NCF. */
+  annulmentType: 1102,
+  /** ANECF: Desde above Hasta, or zero. */
+  annulmentReversed: 1103,
+  /** ANECF: CantidadeNCFAnulados does not match the ranges. */
+  annulmentCount: 1104,
+  /** ANECF: numbers used by a received e-CF or annulled before (the text is the authority's). */
+  annulmentUsed: 1105,
 } as const;

@@ -43,7 +43,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   },
   sequence_ranges: {
     id: true, tenant_id: true, environment: true, type: true, series: true, range_from: true, range_to: true, next: true,
-    expires_on: true, active: true, created_at: true,
+    expires_on: true, active: true, created_at: true, annulled_ahead: true,
   },
   ecf: {
     id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
@@ -68,6 +68,12 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     next_attempt_at: true, lease_owner: true, lease_expires_at: true, last_status_code: true, last_error: true,
     created_at: true, updated_at: true,
   },
+  annulments: {
+    id: true, tenant_id: true, environment: true, reason: true, status: true, total_count: true, xml: true, xml_sha256: true,
+    taxauth_code: true, taxauth_messages: true, last_error: true, attempts: true, sending_until: true, submitted_at: true,
+    voided_at: true, created_at: true, updated_at: true,
+  },
+  annulment_lines: { annulment_id: true, position: true, range_id: true, type: true, series: true, range_from: true, range_to: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

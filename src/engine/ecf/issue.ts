@@ -11,7 +11,7 @@ import { computeTotals } from '../documents/totals.js';
 import { validateIssue, type NormalizedDocument } from '../documents/validate.js';
 import type { Issuer } from '../documents/ecf-xml.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { allocateIn } from '../sequences/ranges.js';
+import { allocateIn, annulmentOf } from '../sequences/ranges.js';
 import { getSettings } from '../settings/settings.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import type { EcfTable } from '../store/schema.js';
@@ -152,6 +152,8 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
     } else {
       const used = await tx.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
       if (used) throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
+      const annulment = await annulmentOf(tx, tenantId, environment, doc.encf!);
+      if (annulment) throw conflict('Ecf.EncfAnnulled', `The e-NCF ${doc.encf} was annulled (annulment ${annulment}); an annulled number can never be used.`);
       numbering = { encf: doc.encf!, sequenceExpiresOn: doc.sequenceExpiresOn, rangeId: null };
     }
 

@@ -21,12 +21,16 @@ export const MAX_SEQUENTIAL = 9_999_999_999;
 /** Types 32 and 34 have no FechaVencimientoSecuencia, so their ranges never expire (NOTES §8). */
 export const NON_EXPIRING: ReadonlySet<number> = new Set([32, 34]);
 
+/** Series, two-digit type, ten-digit number: E310000000001. */
+export const encfOf = (series: string, type: number, sequential: number): string => `${series}${type}${String(sequential).padStart(10, '0')}`;
+
 /** E + two-digit type + ten-digit sequence: E310000000001. */
-export const formatEncf = (type: number, sequential: number): string => `${SERIES}${type}${String(sequential).padStart(10, '0')}`;
+export const formatEncf = (type: number, sequential: number): string => encfOf(SERIES, type, sequential);
 
 export function rangeView(r: Row, lowStockFraction: number): SequenceRangeView {
   const capacity = r.range_to - r.range_from + 1;
-  const remaining = Math.max(0, r.range_to - r.next + 1);
+  // Annulled numbers above the pointer will never be handed out.
+  const remaining = Math.max(0, r.range_to - r.next + 1 - r.annulled_ahead);
   return {
     id: r.id,
     environment: r.environment as Environment,
@@ -85,6 +89,7 @@ export async function addRange(engine: Engine, input: unknown): Promise<Sequence
       expires_on: expiresOn,
       active: 1,
       created_at: engine.clock.now().toISOString(),
+      annulled_ahead: 0,
     };
     await tx.insertInto('sequence_ranges').values(row).execute();
     return row;
@@ -113,7 +118,8 @@ export interface Allocation extends AllocatedSequence {
 
 /**
  * Takes the next number inside the caller's transaction: from the active,
- * unexpired range with numbers left and the lowest start. A rollback of the
+ * unexpired range with numbers left and the lowest start, stepping over
+ * annulled numbers (the pointer never rests on one). A rollback of the
  * transaction gives the number back. Announces `sequence.low` when the range
  * reaches the low-stock fraction and `sequence.exhausted` when it runs out,
  * once each.
@@ -146,8 +152,15 @@ export async function allocateIn(
     );
   }
   const sequential = range.next;
-  await tx.updateTable('sequence_ranges').set({ next: sequential + 1 }).where('id', '=', range.id).where('next', '=', sequential).execute();
-  const after = { ...range, next: sequential + 1 };
+  const moved =
+    range.annulled_ahead > 0 ? await skipAnnulled(tx, range.id, sequential + 1, range.annulled_ahead) : { next: sequential + 1, annulledAhead: 0 };
+  await tx
+    .updateTable('sequence_ranges')
+    .set({ next: moved.next, annulled_ahead: moved.annulledAhead })
+    .where('id', '=', range.id)
+    .where('next', '=', sequential)
+    .execute();
+  const after = { ...range, next: moved.next, annulled_ahead: moved.annulledAhead };
   const view = rangeView(after, lowStockFraction);
   if (view.remaining === 0) {
     await emit(tx, now, tenantId, 'sequence.exhausted', view, { factKey: `sequence.exhausted:${range.id}` });
@@ -155,6 +168,48 @@ export async function allocateIn(
     await emit(tx, now, tenantId, 'sequence.low', view, { factKey: `sequence.low:${range.id}` });
   }
   return { encf: formatEncf(type, sequential), type, series: range.series, sequential, rangeId: range.id, expiresOn: range.expires_on };
+}
+
+/**
+ * Moves a range's pointer past the annulled numbers that start right at it
+ * (annulment lines may follow one another), so that `next` is always a
+ * number the allocator may hand out, or range_to + 1. `ahead` is the range's
+ * count of annulled numbers above the pointer; it shrinks by what is skipped.
+ */
+export async function skipAnnulled(tx: Tx, rangeId: string, next: number, ahead: number): Promise<{ next: number; annulledAhead: number }> {
+  let pointer = next;
+  let left = ahead;
+  while (left > 0) {
+    const line = await tx
+      .selectFrom('annulment_lines')
+      .select('range_to')
+      .where('range_id', '=', rangeId)
+      .where('range_from', '=', pointer)
+      .executeTakeFirst();
+    if (!line) break;
+    left -= line.range_to - pointer + 1;
+    pointer = line.range_to + 1;
+  }
+  return { next: pointer, annulledAhead: left };
+}
+
+/** The annulment that discarded this e-NCF of the tenant in the environment; null when none did. */
+export async function annulmentOf(tx: Tx, tenantId: string, environment: Environment, encf: string): Promise<string | null> {
+  const m = /^([A-Z])(\d{2})(\d{10})$/.exec(encf);
+  if (!m) return null;
+  const n = Number(m[3]);
+  const line = await tx
+    .selectFrom('annulment_lines')
+    .innerJoin('sequence_ranges', 'sequence_ranges.id', 'annulment_lines.range_id')
+    .select('annulment_lines.annulment_id')
+    .where('sequence_ranges.tenant_id', '=', tenantId)
+    .where('sequence_ranges.environment', '=', environment)
+    .where('annulment_lines.type', '=', Number(m[2]))
+    .where('annulment_lines.series', '=', m[1]!)
+    .where('annulment_lines.range_from', '<=', n)
+    .where('annulment_lines.range_to', '>=', n)
+    .executeTakeFirst();
+  return line?.annulment_id ?? null;
 }
 
 /** POST /sequences/allocate: hands out the next number on its own (for callers that number documents themselves). */

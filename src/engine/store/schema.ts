@@ -127,6 +127,8 @@ export interface SequenceRangesTable {
   expires_on: string | null;
   active: number;
   created_at: string;
+  /** Annulled numbers above `next`; the allocator skips them (0007-annulments). */
+  annulled_ahead: number;
 }
 
 export interface EcfTable {
@@ -181,6 +183,40 @@ export interface EcfAttemptsTable {
   retry_decision: string | null;
   xml_sha256: string;
   recorded_at: string;
+}
+
+export interface AnnulmentsTable {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  reason: string;
+  /** sending, voided, rejected or failed. */
+  status: string;
+  total_count: number;
+  /** The signed ANECF: these bytes are sent on every attempt. */
+  xml: Buffer;
+  xml_sha256: string;
+  taxauth_code: string | null;
+  /** JSON array of strings. */
+  taxauth_messages: string;
+  last_error: string | null;
+  attempts: number;
+  /** While `sending`: when the send in flight is certainly over (a process that died leaves it behind). */
+  sending_until: string | null;
+  submitted_at: string | null;
+  voided_at: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface AnnulmentLinesTable {
+  annulment_id: string;
+  position: number;
+  range_id: string;
+  type: number;
+  series: string;
+  range_from: number;
+  range_to: number;
 }
 
 export interface PlatformStateTable {
@@ -251,4 +287,6 @@ export interface Database {
   ecf_counts: EcfCountsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  annulments: AnnulmentsTable;
+  annulment_lines: AnnulmentLinesTable;
 }

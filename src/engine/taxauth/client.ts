@@ -16,7 +16,7 @@ import {
   text,
   verdictCode,
 } from './parse.js';
-import type { EcfStatus, EcfUpload, ResultVerdict, RfceVerdict, StatusQuery, TokenGrant, TrackIdEntry } from './types.js';
+import type { AnnulmentAnswer, EcfStatus, EcfUpload, ResultVerdict, RfceVerdict, StatusQuery, TokenGrant, TrackIdEntry } from './types.js';
 
 /**
  * HTTP client of the tax authority's web services (NOTES §2–4). One method
@@ -50,6 +50,7 @@ const PATHS = {
   result: 'consultaresultado/api/consultas/estado',
   trackIds: 'consultatrackids/api/trackids/consulta',
   status: 'consultaestado/api/consultas/estado',
+  annulment: 'anulacionrangos/api/operaciones/anularrango',
 } as const;
 
 const RNC = /^(?:\d{9}|\d{11})$/;
@@ -244,6 +245,27 @@ export class TaxauthClient {
     };
   }
 
+  /**
+   * Sends a signed ANECF (NOTES §11, §4.8). The upload is named after the
+   * issuer and the first e-NCF it annuls, `{RNC}{eNCF}.xml`, like every other
+   * upload: the authority names no rule for this one. Any 2xx answer comes
+   * back as it is; whether it says the numbers were annulled is the caller's
+   * to judge. A refusal with a 4xx status is a TaxauthError whose `rawBody`
+   * `annulmentAnswer` reads.
+   */
+  async annulRanges(token: string, upload: EcfUpload): Promise<AnnulmentAnswer> {
+    const op = 'anulacionrangos';
+    const answer = await this.#call(op, {
+      method: 'POST',
+      url: `${this.baseUrl}/${PATHS.annulment}`,
+      token,
+      upload: { fileName: uploadName(upload), xml: upload.xml },
+    });
+    const read = annulmentAnswer(this.#json(op, answer, token));
+    if (!read) throw protocol(op, 'the answer has no codigo, nombre or mensajes', answer, token);
+    return read;
+  }
+
   #json(op: string, answer: Answer, token?: string): unknown {
     const json = tryJson(answer.body);
     if (json === undefined) throw protocol(op, 'the answer is not JSON', answer, token);
@@ -304,6 +326,26 @@ export class TaxauthClient {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * anularrango's answer `{rnc, codigo, nombre, mensajes}` (NOTES §4.8), from a
+ * parsed JSON body or its text; null when the body is not such an answer.
+ * `mensajes` are documented as strings; objects `{valor, codigo}` are read too.
+ */
+export function annulmentAnswer(body: unknown): AnnulmentAnswer | null {
+  const json = typeof body === 'string' ? tryJson(body) : body;
+  if (!isRecord(json)) return null;
+  const code = text(pick(json, 'codigo', 'code'));
+  const name = text(pick(json, 'nombre', 'estado'));
+  const list = pick(json, 'mensajes', 'mensaje', 'messages');
+  if (code === null && name === null && list === undefined) return null;
+  return {
+    rnc: text(pick(json, 'rnc')),
+    code,
+    name,
+    messages: messages(list).map((m) => m.value || String(m.code)),
+  };
 }
 
 /** `{RNC}{eNCF}.xml`, the name the authority requires of an upload (NOTES §3.1). */

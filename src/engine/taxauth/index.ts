@@ -1,4 +1,4 @@
-export { TaxauthClient, clientFor, multipartBody, taxauthAgent, uploadName, type TaxauthClientOptions } from './client.js';
+export { TaxauthClient, annulmentAnswer, clientFor, multipartBody, taxauthAgent, uploadName, type TaxauthClientOptions } from './client.js';
 export { checkConnection, type CheckConnectionOptions, type ConnectionCheck, type ConnectionError } from './connection.js';
 export { DEFAULT_TIMEOUT_MS, DEFAULT_URLS, ENVIRONMENT_SEGMENT, clientSettings, type ClientSettings, type EnvironmentUrls } from './environments.js';
 export { TaxauthError, collapseErrorBody, type TaxauthErrorKind } from './errors.js';

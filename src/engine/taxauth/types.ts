@@ -83,3 +83,12 @@ export interface StatusQuery {
   readonly buyerRnc?: string | null;
   readonly securityCode?: string | null;
 }
+
+/** anularrango's answer (NOTES §4.8): `codigo` 15, `nombre` Satisfactorio is the success observed. */
+export interface AnnulmentAnswer {
+  readonly rnc: string | null;
+  /** codigo as text, whatever type it came as. */
+  readonly code: string | null;
+  readonly name: string | null;
+  readonly messages: string[];
+}
