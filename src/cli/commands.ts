@@ -37,6 +37,7 @@ import Issue from './commands/issue.js';
 import Show from './commands/show.js';
 import List from './commands/list.js';
 import Xml from './commands/xml.js';
+import Pdf from './commands/pdf.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -82,4 +83,5 @@ export const commands = {
   show: Show,
   list: List,
   xml: Xml,
+  pdf: Pdf,
 };
