@@ -6,7 +6,7 @@
 //      is missing, and imports it with `ecf cert import --password-stdin`;
 //   4. loads e-NCF ranges for types 31 and 32 in the test environment, if there are none;
 //   5. issues examples/invoice-31.json with `ecf issue` and prints its e-NCF, security code, QR URL
-//      and the command that gets its signed XML;
+//      and the commands that get its signed XML and its printed representation (PDF);
 //   6. starts `ecf serve --sandbox` (API, background jobs and the built-in tax authority sandbox),
 //      whose jobs submit the e-CF, and prints the sandbox's verdict;
 //   7. keeps serving the API on $PORT (default 8787) with a fresh admin key, until Ctrl-C; with
@@ -165,6 +165,7 @@ console.log(`  e-NCF          ${issued.encf}`);
 console.log(`  security code  ${issued.securityCode}`);
 console.log(`  QR URL         ${issued.qrUrl}`);
 console.log(`  signed XML     ${ecfShell} xml ${issued.encf} ${dataDirFlag} -o ${issued.encf}.xml`);
+console.log(`  PDF            ${ecfShell} pdf ${issued.encf} ${dataDirFlag} [--layout pos]`);
 console.log(`  details        ${ecfShell} show ${issued.encf} ${dataDirFlag}`);
 
 // 6. Submit it: `ecf serve --sandbox` runs the API, the background jobs and the built-in tax
@@ -194,6 +195,7 @@ if (serve) {
   console.log(`Admin key (shown once): ${key}`);
   console.log(`Try: curl -H 'X-API-Key: ${key}' http://127.0.0.1:${port}/api/v1/ecf/${issued.id}`);
   console.log(`     curl -H 'X-API-Key: ${key}' http://127.0.0.1:${port}/api/v1/ecf/${issued.id}/xml`);
+  console.log(`     curl -H 'X-API-Key: ${key}' -o ${issued.encf}.pdf http://127.0.0.1:${port}/api/v1/ecf/${issued.id}/representation`);
   server.on('exit', (code) => process.exit(code ?? 0));
 } else {
   server.kill('SIGTERM');

@@ -48,6 +48,7 @@ import WebhookRemove from './commands/webhook/remove.js';
 import WebhookDeliveries from './commands/webhook/deliveries.js';
 import WebhookRetry from './commands/webhook/retry.js';
 import WebhookPing from './commands/webhook/ping.js';
+import Pdf from './commands/pdf.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -104,4 +105,5 @@ export const commands = {
   'webhook:deliveries': WebhookDeliveries,
   'webhook:retry': WebhookRetry,
   'webhook:ping': WebhookPing,
+  pdf: Pdf,
 };

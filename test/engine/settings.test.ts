@@ -170,6 +170,7 @@ describe('settings', () => {
       ['alerts.business_hours', '00:00-23:59'],
       ['alerts.business_hours', null],
       ['representation.default_layout', 'pos'],
+      ['representation.default_layout', 'pos58'],
       ['webhooks.development_mode', true],
     ] as const) {
       expect(await setSetting(engine, key, value), key).toMatchObject({ value, source: 'platform' });

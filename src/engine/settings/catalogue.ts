@@ -1,6 +1,7 @@
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../schema-types.js';
 import { isCidr } from '../webhooks/address-guard.js';
+import { LayoutSchema } from '../representation/layouts.js';
 
 FormatRegistry.Set('cidr', isCidr);
 
@@ -64,9 +65,9 @@ export const SETTINGS = [
   define(
     'representation.default_layout',
     'tenant',
-    Type.Union([Type.Literal('letter'), Type.Literal('pos')], { errorMessage: 'must be letter or pos' }),
+    LayoutSchema,
     'letter',
-    'Layout of the printed representation when the request does not choose one.',
+    'Layout of the printed representation (PDF) when the request does not choose one: letter (8.5 × 11 in), pos (80 mm roll) or pos58 (58 mm roll).',
   ),
   define(
     'retry.max',

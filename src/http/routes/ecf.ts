@@ -10,15 +10,25 @@ import { waitForVerdict } from '../../engine/submission/wait.js';
 import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
 import { EcfView } from '../../engine/ecf/views.js';
 import { Uuid } from '../../engine/schema-types.js';
+import { LayoutSchema } from '../../engine/representation/layouts.js';
+import { ecfRepresentation } from '../../engine/representation/representation.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });
 
-/** The contract names list parameters in PascalCase; any casing is accepted. */
-const LIST_KEYS = new Map(Object.keys(ListQuery.properties).map((k) => [k.toLowerCase(), k]));
-function contractCasing(query: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [LIST_KEYS.get(k.toLowerCase()) ?? k, v]));
+/** The contract's casing of query parameter names (PascalCase for the list); any casing is accepted. */
+function contractCasing(schema: { properties: Record<string, unknown> }) {
+  const keys = new Map(Object.keys(schema.properties).map((k) => [k.toLowerCase(), k]));
+  return (query: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(query).map(([k, v]) => [keys.get(k.toLowerCase()) ?? k, v]));
 }
+const listCasing = contractCasing(ListQuery);
+
+const RepresentationQuery = Type.Object({
+  layout: Type.Optional(LayoutSchema),
+  download: Type.Optional(Type.Boolean({ description: 'true: Content-Disposition attachment (a download) instead of inline' })),
+});
+const representationCasing = contractCasing(RepresentationQuery);
 
 /** A 10,000-line credit note is a few megabytes of JSON. */
 export const ECF_BODY_LIMIT = 16 * 1024 * 1024;
@@ -75,7 +85,7 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
     {
       config: { access: 'ecf.list' },
       preValidation: async (request) => {
-        request.query = contractCasing(request.query as Record<string, unknown>) as typeof request.query;
+        request.query = listCasing(request.query as Record<string, unknown>) as typeof request.query;
       },
       schema: {
         tags: ['e-CF'],
@@ -113,6 +123,38 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
       const { encf, bytes } = await ecfXml(engine, request.tenantId, request.params.id, request.query.rfce === true);
       const name = `${encf}${request.query.rfce ? '-rfce' : ''}.xml`;
       return reply.type('application/xml; charset=utf-8').header('content-disposition', `inline; filename="${name}"`).send(bytes as unknown as string); // a Buffer goes out unserialised, byte for byte
+    },
+  );
+
+  app.get(
+    '/api/v1/ecf/:id/representation',
+    {
+      config: { access: 'ecf.representation' },
+      preValidation: async (request) => {
+        // Layout names in any casing (Letter, POS), like the parameter names.
+        const query = representationCasing(request.query as Record<string, unknown>);
+        if (typeof query.layout === 'string') query.layout = query.layout.trim().toLowerCase();
+        request.query = query as typeof request.query;
+      },
+      schema: {
+        tags: ['e-CF'],
+        summary:
+          'The printed representation (PDF) drawn from the signed XML: letter, pos (80 mm roll) or pos58 (58 mm roll); without layout, the tenant setting representation.default_layout (letter unless set)',
+        params: IdParams,
+        querystring: RepresentationQuery,
+        produces: ['application/pdf'],
+        response: {
+          200: Type.String({ format: 'binary', description: 'The PDF (application/pdf), named {RNC}{e-NCF}.pdf in Content-Disposition' }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const r = await ecfRepresentation(engine, request.tenantId, request.params.id, { layout: request.query.layout });
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `${request.query.download === true ? 'attachment' : 'inline'}; filename="${r.fileName}"`)
+        .send(r.pdf as unknown as string); // a Buffer goes out unserialised, byte for byte
     },
   );
 }
