@@ -127,7 +127,7 @@ export interface SequenceRangesTable {
   expires_on: string | null;
   active: number;
   created_at: string;
-  /** Annulled numbers above `next`; the allocator skips them (0007-annulments). */
+  /** Annulled numbers above `next`; the allocator skips them (0008-annulments). */
   annulled_ahead: number;
 }
 
