@@ -6,6 +6,7 @@ import { setSetting } from '../../src/engine/settings/settings.js';
 import { recordAttempt } from '../../src/engine/submission/attempts.js';
 import { inTransaction } from '../../src/engine/store/database.js';
 import type { Engine } from '../../src/engine/engine.js';
+import type { ManualClock } from '../../src/engine/clock.js';
 import { seedIssuer, testEngine } from '../helpers.js';
 import { eventsOf, issue } from './fixtures.js';
 import { harness } from '../submission/harness.js';
@@ -81,7 +82,7 @@ describe('alert.emission_silence', () => {
     if (business) await setSetting(t.engine, 'alerts.business_hours', business, t.tenantId);
     return t;
   }
-  const at = (engine: Engine, dominican: string) => engine.clock.set(new Date(`${dominican}-04:00`));
+  const at = (engine: Engine & { clock: ManualClock }, dominican: string) => engine.clock.set(new Date(`${dominican}-04:00`));
 
   it('fires once per silence after the configured business hours, and again only after a new e-CF', async () => {
     const { engine, tenantId } = await silent();
