@@ -19,6 +19,9 @@ import TenantShow from './commands/tenant/show.js';
 import TenantUpdate from './commands/tenant/update.js';
 import TenantProfile from './commands/tenant/profile.js';
 import TenantAttach from './commands/tenant/attach.js';
+import TenantPause from './commands/tenant/pause.js';
+import TenantResume from './commands/tenant/resume.js';
+import OrgUsage from './commands/org/usage.js';
 import KeyCreate from './commands/key/create.js';
 import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
@@ -78,6 +81,9 @@ export const commands = {
   'tenant:update': TenantUpdate,
   'tenant:profile': TenantProfile,
   'tenant:attach': TenantAttach,
+  'tenant:pause': TenantPause,
+  'tenant:resume': TenantResume,
+  'org:usage': OrgUsage,
   'key:create': KeyCreate,
   'key:list': KeyList,
   'key:revoke': KeyRevoke,

@@ -44,3 +44,15 @@ export function dominicanDate(instant: Date | string): string {
 export function toStoredInstant(instant: Date): string {
   return instant.toISOString();
 }
+
+/** The Dominican calendar month (yyyy-MM) of an instant: monthly caps and billing periods. */
+export function dominicanMonth(instant: Date | string): string {
+  return toDominicanIso(instant).slice(0, 7);
+}
+
+/** The instants a Dominican month (yyyy-MM) starts and ends (the next one's start). */
+export function dominicanMonthBounds(period: string): { start: Date; end: Date } {
+  const [y, m] = period.split('-').map(Number) as [number, number];
+  const at = (year: number, month: number) => new Date(Date.UTC(year, month - 1, 1) - DOMINICAN_OFFSET_MS);
+  return { start: at(y, m), end: m === 12 ? at(y + 1, 1) : at(y, m + 1) };
+}

@@ -12,6 +12,7 @@ import { validatorCompiler } from './validation.js';
 import certificateRoutes from './routes/certificates.js';
 import ecfRoutes from './routes/ecf.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
+import emissionRoutes from './routes/emission.js';
 import organizationRoutes from './routes/organizations.js';
 import sequenceRoutes from './routes/sequences.js';
 import submissionRoutes from './routes/submission.js';
@@ -92,6 +93,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(certificateRoutes, { engine: options.engine });
   await app.register(ecfRoutes, { engine: options.engine });
   await app.register(emitterProfileRoutes, { engine: options.engine });
+  await app.register(emissionRoutes, { engine: options.engine });
   await app.register(organizationRoutes, { engine: options.engine });
   await app.register(sequenceRoutes, { engine: options.engine });
   await app.register(submissionRoutes, { engine: options.engine });

@@ -27,6 +27,10 @@ export const DEFAULT_JOBS: readonly JobSpec[] = [
   // Notices are idempotent, so running more often than daily only makes them timelier.
   { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h' },
   { name: 'sequence-notices', path: jobFile('sequence-notices'), interval: '6h' },
+  // The contract evaluates alerts every 15 minutes.
+  { name: 'alerts', path: jobFile('alerts'), interval: '15m' },
+  // Billing periods close within 15 minutes of the month's end (Dominican time).
+  { name: 'usage', path: jobFile('usage'), interval: '15m' },
 ];
 
 export interface SchedulerOptions {

@@ -74,6 +74,10 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     voided_at: true, created_at: true, updated_at: true,
   },
   annulment_lines: { annulment_id: true, position: true, range_id: true, type: true, series: true, range_from: true, range_to: true },
+  emission_pauses: { scope: true, subject_id: true, reason: true, until: true, set_by: true, changed_by: true, paused_at: true },
+  ecf_monthly_counts: { tenant_id: true, environment: true, period: true, n: true },
+  tenant_alert_state: { tenant_id: true, spike_alerted_at: true },
+  organization_usage: { organization_id: true, period: true, peak_tenants: true, peak_members: true, closed_at: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

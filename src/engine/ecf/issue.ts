@@ -23,6 +23,9 @@ import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';
 import { queueSubmission } from '../submission/submit.js';
 import { ecfView, type EcfView } from './views.js';
+import { assertEmissionOpen } from '../limits/pause.js';
+import { assertUnderMonthlyCap, noteMonthlyEmission } from '../limits/monthly-cap.js';
+import { noteOrganizationUsage } from '../limits/usage.js';
 
 export interface IssueRequest {
   /** The Idempotency-Key: one e-CF per key and tenant, forever. */
@@ -106,9 +109,11 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   // Everything read from the store is read before the transaction: inside it the one connection is `tx`'s.
   const settings = await getSettings(
     engine,
-    ['sequences.mode', 'duplicates.mode', 'duplicates.window_minutes', 'sequences.low_stock_fraction'],
+    ['sequences.mode', 'duplicates.mode', 'duplicates.window_minutes', 'sequences.low_stock_fraction', 'limits.monthly_ecf_cap'],
     tenantId,
   );
+  // The monthly cap counts production e-CF only.
+  const monthlyCap = environment === 'production' ? (settings['limits.monthly_ecf_cap'] as number | null) : null;
   const sequenceMode = settings['sequences.mode'] as 'managed' | 'external';
   const duplicateMode = settings['duplicates.mode'] as 'off' | 'observar' | 'rechazar';
   const windowMinutes = settings['duplicates.window_minutes'] as number;
@@ -139,6 +144,10 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
     // Another request with this key or internal number may have committed since the first look.
     const raced = await replay(tx, tenantId, key, requestHash, internalNumber);
     if (raced) return { ecf: ecfView(raced), created: false };
+
+    // A replay above still answers while paused or at the cap: only new e-CF are refused.
+    await assertEmissionOpen(tx, now, tenantId, tenant.organization_id);
+    await assertUnderMonthlyCap(tx, now, tenantId, monthlyCap);
 
     const previous = duplicateMode === 'off' ? undefined : await recentTwin(tx, tenantId, print, new Date(now.getTime() - windowMinutes * 60_000));
     if (previous && duplicateMode === 'rechazar') {
@@ -195,6 +204,10 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       .values({ ecf_id: row.id, xml: Buffer.from(signed.xml, 'utf8'), rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null })
       .execute();
     await queueSubmission(tx, now, { id: row.id, tenantId });
+    if (environment === 'production') {
+      await noteMonthlyEmission(tx, now, tenantId, monthlyCap);
+      if (tenant.organization_id) await noteOrganizationUsage(tx, now, tenant.organization_id);
+    }
     const view = ecfView(row);
     if (previous) {
       await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });

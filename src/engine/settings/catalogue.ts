@@ -103,6 +103,13 @@ export const SETTINGS = [
     'Business hours (Dominican time) counted by the emission-silence alert.',
   ),
   define(
+    'limits.monthly_ecf_cap',
+    'tenant',
+    Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000, errorMessage: 'must be a whole number of e-CF from 1 to 100000000, or null' })),
+    null,
+    "Production e-CF a tenant may issue per Dominican calendar month; at the cap POST /ecf answers 409 Ecf.MonthlyLimitReached until the next month. Set by the operator; null: no cap.",
+  ),
+  define(
     'webhooks.development_mode',
     'platform',
     Type.Boolean({ errorMessage: 'must be true or false' }),

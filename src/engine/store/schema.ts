@@ -269,6 +269,42 @@ export interface WebhookDeliveriesTable {
   updated_at: string;
 }
 
+/** One emission pause of a tenant or an organization (migration 0009). */
+export interface EmissionPausesTable {
+  /** tenant or organization */
+  scope: string;
+  subject_id: string;
+  reason: string | null;
+  /** The pause ends by itself at this instant; null: until resumed. */
+  until: string | null;
+  /** operator or tenant: who may lift it. */
+  set_by: string;
+  changed_by: string;
+  paused_at: string;
+}
+
+/** Maintained by triggers on `ecf` (migration 0009): e-CF per tenant, environment and Dominican month (yyyy-MM). */
+export interface EcfMonthlyCountsTable {
+  tenant_id: string;
+  environment: string;
+  period: string;
+  n: number;
+}
+
+export interface TenantAlertStateTable {
+  tenant_id: string;
+  spike_alerted_at: string | null;
+}
+
+/** Peaks of an organization's billing period (a Dominican calendar month). */
+export interface OrganizationUsageTable {
+  organization_id: string;
+  period: string;
+  peak_tenants: number;
+  peak_members: number;
+  closed_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -289,4 +325,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   annulments: AnnulmentsTable;
   annulment_lines: AnnulmentLinesTable;
+  emission_pauses: EmissionPausesTable;
+  ecf_monthly_counts: EcfMonthlyCountsTable;
+  tenant_alert_state: TenantAlertStateTable;
+  organization_usage: OrganizationUsageTable;
 }

@@ -51,6 +51,10 @@ export const OPERATION_ROLES = {
   'ecf.xml': READERS,
   'ecf.representation': READERS,
   'receivedEcf.get': READERS,
+  // Not in the contract's table (the route is the appliance's): see README, Limits and alerts.
+  'emission.get': READERS,
+  'emission.pause': ADMIN,
+  'emission.resume': ADMIN,
 } as const satisfies Record<string, readonly TenantRole[]>;
 
 export type TenantOperation = keyof typeof OPERATION_ROLES;

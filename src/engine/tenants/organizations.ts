@@ -14,6 +14,7 @@ import {
   type OrganizationView,
 } from './schemas.js';
 import { emitted, memberView } from './views.js';
+import { noteOrganizationUsage } from '../limits/usage.js';
 
 export async function requireOrganization(db: Db, id: string): Promise<Selectable<OrganizationsTable>> {
   const row = isUuid(id)
@@ -69,6 +70,7 @@ export async function createOrganization(
       created_at: now,
     };
     await tx.insertInto('organization_members').values(owner).execute();
+    await noteOrganizationUsage(tx, engine.clock.now(), org.id);
     return { organization: await organizationView(tx, org), owner: memberView(owner) };
   });
 }
@@ -104,6 +106,7 @@ export async function addMember(engine: Engine, organizationId: string, input: u
       created_at: engine.clock.now().toISOString(),
     };
     await tx.insertInto('organization_members').values(row).execute();
+    await noteOrganizationUsage(tx, engine.clock.now(), organizationId);
     return memberView(row);
   });
 }

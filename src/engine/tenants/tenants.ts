@@ -12,6 +12,7 @@ import {
   type TenantView,
 } from './schemas.js';
 import { tenantView } from './views.js';
+import { noteOrganizationUsage } from '../limits/usage.js';
 
 export async function requireTenant(db: Db, id: string): Promise<Selectable<TenantsTable>> {
   const row = isUuid(id)
@@ -43,6 +44,7 @@ export async function createTenant(engine: Engine, input: unknown): Promise<Tena
       updated_at: null,
     };
     await tx.insertInto('tenants').values(row).execute();
+    if (organizationId) await noteOrganizationUsage(tx, engine.clock.now(), organizationId);
     return tenantView(row);
   });
 }
@@ -136,6 +138,7 @@ export async function attachTenant(engine: Engine, id: string, organizationId: s
       .set({ organization_id: organizationId, updated_at: engine.clock.now().toISOString() })
       .where('id', '=', id)
       .execute();
+    await noteOrganizationUsage(tx, engine.clock.now(), organizationId);
     return tenantView(await requireTenant(tx, id));
   });
 }

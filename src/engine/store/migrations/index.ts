@@ -7,6 +7,7 @@ import * as listIndexes from './0005-list-indexes.js';
 import * as listCounts from './0006-list-counts.js';
 import * as webhooks from './0007-webhooks.js';
 import * as annulments from './0008-annulments.js';
+import * as limits from './0009-limits.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-list-counts': listCounts,
   '0007-webhooks': webhooks,
   '0008-annulments': annulments,
+  '0009-limits': limits,
 };

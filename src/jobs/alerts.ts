@@ -1,0 +1,5 @@
+import { evaluateAlerts } from '../engine/limits/alerts.js';
+import { runJob } from './job-runtime.js';
+
+/** alert.rejection_spike and alert.emission_silence, per tenant, as its settings say. */
+await runJob('alerts', async (engine) => ({ emitted: (await evaluateAlerts(engine)).length }));
