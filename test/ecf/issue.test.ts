@@ -333,6 +333,12 @@ describe('listing e-CF', () => {
       expect(await encfs(`Search=${encodeURIComponent(s)}`), s).toEqual([mine.encf]);
       expect(await totals(`Search=${encodeURIComponent(s)}`), s).toBe(1);
     }
+    // Matching two ways (RNC and internal number) is still one e-CF.
+    const twice = (await issue(invoice31({ buyer: { rnc: '131313131', name: 'Doble SRL' }, internalNumber: '1313-A', lines: [{ name: 'Caja', quantity: 1, unitPrice: '7.00' }] }))).json();
+    expect(await encfs('Search=1313')).toEqual([twice.encf]);
+    expect(await totals('Search=1313')).toBe(1);
+    expect(await encfs('Search=E31&Sort=montoTotal&Order=asc')).toEqual([twice.encf, mine.encf]);
+    expect(await encfs('Search=E31&PageSize=1&Page=2')).toEqual([mine.encf]);
     expect(await encfs('Search=ferre&Type=32')).toEqual([]);
     expect(await encfs('Search=E3&Type=32')).toHaveLength(1);
     expect(await encfs('Search=erre')).toEqual([]);

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -92,22 +93,42 @@ const cents = (v: number | string) => Number(new Dec(String(v)).times(100).toFix
 const dayStart = (date: string) => `${date}T04:00:00.000Z`;
 const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
+type EcfQuery = SelectQueryBuilder<Database, 'ecf', object>;
+
+/** The list's filters other than Search, on any query over `ecf`. */
+function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
+  if (q.Type !== undefined) qb = qb.where('type', '=', Number(q.Type));
+  if (q.Status) qb = qb.where('status', '=', q.Status);
+  if (q.Environment) qb = qb.where('environment', '=', q.Environment);
+  // Issue dates are Dominican calendar days; issued_at is the instant, so the bounds are day starts.
+  if (q.From) qb = qb.where('issued_at', '>=', dayStart(q.From));
+  if (q.To) qb = qb.where('issued_at', '<', dayStart(nextDay(q.To)));
+  if (q.Retrying !== undefined) qb = qb.where('retry', q.Retrying ? 'is not' : 'is', null);
+  if (q.MinAmount !== undefined) qb = qb.where('monto_total_cents', '>=', cents(q.MinAmount));
+  if (q.MaxAmount !== undefined) qb = qb.where('monto_total_cents', '<=', cents(q.MaxAmount));
+  return qb;
+}
+
 /**
- * The rows whose e-NCF, buyer RNC, internal number or buyer name starts with
- * `s`. Each branch is a prefix range that seeks its own index (buyer names
- * by their search key: no case, no accents). The caller
- * filters by rowid alone: with the tenant in the outer query too, SQLite
- * would walk the tenant's list index instead (it has no statistics to know
- * better), which on a million rows took seconds.
+ * The e-CF whose e-NCF, buyer RNC, internal number or buyer name starts with
+ * `s` (names by their search key: no case, no accents), as (rid, issued_at,
+ * monto_total_cents, id). Each branch is a prefix range on its own index,
+ * and those indexes also hold the sort columns, so sorting and counting the
+ * matches reads no table rows (migration 0011). UNION, not UNION ALL: a row
+ * may match two branches.
  */
-function searchHits(tenantId: string, s: string) {
-  const upper = `${s}${LAST_CHARACTER}`;
-  const encf = s.toUpperCase();
-  const name = searchKey(s);
-  return sql`select rowid from ecf where tenant_id = ${tenantId} and encf >= ${encf} and encf < ${`${encf}${LAST_CHARACTER}`}
-    union all select rowid from ecf where tenant_id = ${tenantId} and buyer_rnc >= ${s} and buyer_rnc < ${upper}
-    union all select rowid from ecf where tenant_id = ${tenantId} and internal_number >= ${s} and internal_number < ${upper}
-    union all select rowid from ecf where tenant_id = ${tenantId} and buyer_name_key >= ${name} and buyer_name_key < ${`${name}${LAST_CHARACTER}`}`;
+function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
+  const branch = (column: 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key', prefix: string) =>
+    filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
+      sql<number>`rowid`.as('rid'),
+      'issued_at',
+      'monto_total_cents',
+      'id',
+    ]);
+  return branch('encf', s.toUpperCase())
+    .union(branch('buyer_rnc', s))
+    .union(branch('internal_number', s))
+    .union(branch('buyer_name_key', searchKey(s)));
 }
 
 export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
@@ -115,40 +136,40 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
   const pageSize = Math.min(Math.max(Number(q.PageSize ?? 20), 1), MAX_PAGE_SIZE);
   const page = Math.max(Number(q.Page ?? 1), 1);
   const offset = q.Skip !== undefined ? Math.max(Number(q.Skip), 0) : (page - 1) * pageSize;
-
-  const search = q.Search?.trim() || undefined;
-  let base = search
-    ? engine.db.selectFrom('ecf').where(sql<boolean>`rowid in (${searchHits(tenantId, search)})`)
-    : engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId);
-  let counts = engine.db.selectFrom('ecf_counts').where('tenant_id', '=', tenantId);
-  if (q.Type !== undefined) {
-    base = base.where('type', '=', Number(q.Type));
-    counts = counts.where('type', '=', Number(q.Type));
-  }
-  if (q.Status) {
-    base = base.where('status', '=', q.Status);
-    counts = counts.where('status', '=', q.Status);
-  }
-  if (q.Environment) {
-    base = base.where('environment', '=', q.Environment);
-    counts = counts.where('environment', '=', q.Environment);
-  }
-  // Past type, status and environment the count has to look at the rows.
-  const countable = q.From === undefined && q.To === undefined && q.Retrying === undefined && q.MinAmount === undefined && q.MaxAmount === undefined && !search;
-  // Issue dates are Dominican calendar days; issued_at is the instant, so the bounds are day starts.
-  if (q.From) base = base.where('issued_at', '>=', dayStart(q.From));
-  if (q.To) base = base.where('issued_at', '<', dayStart(nextDay(q.To)));
-  if (q.Retrying !== undefined) base = base.where('retry', q.Retrying ? 'is not' : 'is', null);
-  if (q.MinAmount !== undefined) base = base.where('monto_total_cents', '>=', cents(q.MinAmount));
-  if (q.MaxAmount !== undefined) base = base.where('monto_total_cents', '<=', cents(q.MaxAmount));
   const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
   const order = q.Order === 'asc' ? 'asc' : 'desc';
-  const [rows, count] = await Promise.all([
-    base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(pageSize).offset(offset).execute(),
-    countable
-      ? counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow()
-      : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const search = q.Search?.trim() || undefined;
+
+  let rows: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>[];
+  let count: { n: number | string | bigint };
+  if (search) {
+    const hits = searchHits(engine, tenantId, search, q);
+    const [pageHits, counted] = await Promise.all([
+      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('id', order).limit(pageSize).offset(offset).execute(),
+      engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    const rids = pageHits.map((h) => h.rid);
+    const found = rids.length
+      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, sql<number>`rowid`.as('rid')]).where(sql<number>`rowid`, 'in', rids).execute()
+      : [];
+    const byRid = new Map(found.map((r) => [r.rid, r]));
+    rows = rids.map((rid) => byRid.get(rid)!);
+    count = counted;
+  } else {
+    const base = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q);
+    // Filtered on type, status and environment at most, the count is a sum of kept totals.
+    const countable = q.From === undefined && q.To === undefined && q.Retrying === undefined && q.MinAmount === undefined && q.MaxAmount === undefined;
+    let counts = engine.db.selectFrom('ecf_counts').where('tenant_id', '=', tenantId);
+    if (q.Type !== undefined) counts = counts.where('type', '=', Number(q.Type));
+    if (q.Status) counts = counts.where('status', '=', q.Status);
+    if (q.Environment) counts = counts.where('environment', '=', q.Environment);
+    [rows, count] = await Promise.all([
+      base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(pageSize).offset(offset).execute(),
+      countable
+        ? counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow()
+        : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+  }
   const totalCount = Number(count.n);
   const totalPages = Math.ceil(totalCount / pageSize);
   return {
