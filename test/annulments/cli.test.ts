@@ -1,30 +1,12 @@
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { seedIssuer, tempDir } from '../helpers.js';
+import { cliFor } from '../cli-runner.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function ecf(dataDir: string, args: string[]) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/ecf.js'), ...args, '--data-dir', dataDir], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      // stdin is not a terminal: the confirmation cannot be asked.
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
-  });
-}
+// stdin is not a terminal: the confirmation cannot be asked.
+const ecf = (dataDir: string, args: string[]) => cliFor(dataDir).ecf(args);
 
 describe('ecf sequence annul | annulments | annul-retry', () => {
   it('refuses without --yes when it cannot ask, annuls with it, lists, and retries a failed one', async () => {

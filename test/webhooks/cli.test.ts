@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ManualClock } from '../../src/engine/clock.js';
@@ -9,24 +6,12 @@ import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';
 import { DELIVERY_LADDER_MS } from '../../src/engine/webhooks/rules.js';
 import { seedTenant, tempDir } from '../helpers.js';
 import { allowLoopback, emitEvent, startReceiver } from './harness.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { cliFor } from '../cli-runner.js';
 
 /** The built `ecf` (npm test builds first), on the test's data directory. */
-function ecf(dataDir: string, args: string[], json = true) {
-  return new Promise<{ code: number; stdout: string; stderr: string; json: () => any }>((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/ecf.js'), ...args, '--data-dir', dataDir, ...(json ? ['--json'] : [])], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr, json: () => JSON.parse(stdout) }));
-  });
+async function ecf(dataDir: string, args: string[], json = true) {
+  const r = await cliFor(dataDir).ecf([...args, ...(json ? ['--json'] : [])]);
+  return { ...r, json: () => JSON.parse(r.stdout) };
 }
 
 describe('ecf webhook list | add | remove | deliveries | retry | ping', () => {
