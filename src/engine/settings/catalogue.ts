@@ -102,6 +102,13 @@ export const SETTINGS = [
     'Business hours (Dominican time) counted by the emission-silence alert.',
   ),
   define(
+    'reception.require_bearer_auth',
+    'tenant',
+    Type.Boolean({ errorMessage: 'must be true or false' }),
+    false,
+    'The B2B receiver routes (/{tenantId}/fe/recepcion and /fe/aprobacioncomercial) require a bearer token from /fe/autenticacion (PUT /api/v1/inbound-ecf-settings).',
+  ),
+  define(
     'webhooks.development_mode',
     'platform',
     Type.Boolean({ errorMessage: 'must be true or false' }),

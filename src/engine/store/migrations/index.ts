@@ -6,6 +6,7 @@ import * as submission from './0004-submission.js';
 import * as listIndexes from './0005-list-indexes.js';
 import * as listCounts from './0006-list-counts.js';
 import * as webhooks from './0007-webhooks.js';
+import * as reception from './0010-reception.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-list-indexes': listIndexes,
   '0006-list-counts': listCounts,
   '0007-webhooks': webhooks,
+  '0010-reception': reception,
 };
