@@ -51,6 +51,7 @@ export const OPERATION_ROLES = {
   'ecf.xml': READERS,
   'ecf.representation': READERS,
   'receivedEcf.get': READERS,
+  'receivedEcf.list': READERS,
 } as const satisfies Record<string, readonly TenantRole[]>;
 
 export type TenantOperation = keyof typeof OPERATION_ROLES;
