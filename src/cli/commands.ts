@@ -45,6 +45,10 @@ import WebhookRemove from './commands/webhook/remove.js';
 import WebhookDeliveries from './commands/webhook/deliveries.js';
 import WebhookRetry from './commands/webhook/retry.js';
 import WebhookPing from './commands/webhook/ping.js';
+import ReceivedList from './commands/received/list.js';
+import ReceivedShow from './commands/received/show.js';
+import ReceivedApprove from './commands/received/approve.js';
+import ReceivedReject from './commands/received/reject.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -98,4 +102,8 @@ export const commands = {
   'webhook:deliveries': WebhookDeliveries,
   'webhook:retry': WebhookRetry,
   'webhook:ping': WebhookPing,
+  'received:list': ReceivedList,
+  'received:show': ReceivedShow,
+  'received:approve': ReceivedApprove,
+  'received:reject': ReceivedReject,
 };

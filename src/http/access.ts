@@ -18,9 +18,11 @@ import {
  * - `receiver`: a B2B receiver route `/{tenantId}/fe/...` called by other
  *   taxpayers: no key; the tenant comes from the path and, when it requires
  *   it, the caller shows a bearer token from its /fe/autenticacion.
+ * - `receiver-auth`: that /fe/autenticacion itself (seed and token): the
+ *   tenant from the path, no credential.
  * A route under /api/v1 without a declaration refuses to register.
  */
-export type Access = TenantOperation | { readonly organizationParam: string } | 'public' | 'receiver';
+export type Access = TenantOperation | { readonly organizationParam: string } | 'public' | 'receiver' | 'receiver-auth';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,7 +52,7 @@ export function registerAccess(app: FastifyInstance, engine: Engine): void {
       return;
     }
     for (const method of [route.method].flat()) if (method !== 'HEAD') declared.push({ method, url: route.url, access });
-    if (typeof access === 'string' && access !== 'public' && access !== 'receiver' && route.schema) {
+    if (typeof access === 'string' && access !== 'public' && access !== 'receiver' && access !== 'receiver-auth' && route.schema) {
       const roles = OPERATION_ROLES[access].join(', ');
       route.schema.description = `${route.schema.description ?? ''}\n\nRoles: ${roles}.`.trim();
     }
@@ -60,9 +62,9 @@ export function registerAccess(app: FastifyInstance, engine: Engine): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const access = request.routeOptions.config.access;
     if (!access || access === 'public') return;
-    if (access === 'receiver') {
+    if (access === 'receiver' || access === 'receiver-auth') {
       const params = request.params as Record<string, string | undefined>;
-      request.tenantId = await receiverScope(engine, params.tenantId ?? '', request.headers.authorization);
+      request.tenantId = await receiverScope(engine, params.tenantId ?? '', access === 'receiver' ? request.headers.authorization : null);
       return;
     }
     const header = request.headers['x-api-key'];

@@ -226,7 +226,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     rnc: SANDBOX_TAXPAYER_RNC,
     certificatePem: () => taxpayerIdentity().certificatePem,
     makeEcf(options) {
-      const encf = options.encf ?? `E31${String(state.nextEncf++).padStart(10, '0')}`;
+      const type = String(options.payload?.type ?? 31);
+      const encf = options.encf ?? `E${type}${String(state.nextEncf++).padStart(10, '0')}`;
       return { encf, ...makeForeignEcf(taxpayerIdentity(), now(), { buyerRnc: options.buyerRnc, encf, ...(options.payload && { payload: options.payload }) }) };
     },
     makeApproval: (options) => makeForeignApproval(taxpayerIdentity(), now(), options),

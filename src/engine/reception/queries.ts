@@ -94,7 +94,7 @@ const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_
 
 /** The inbox, newest first. */
 export async function listReceivedEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedReceivedEcf> {
-  const q = check(ReceivedListQuery, canonicalNames(query));
+  const q = check(ReceivedListQuery, canonicalNames(query), 'query');
   const pageSize = Math.min(Math.max(Number(q.PageSize ?? 20), 1), MAX_PAGE_SIZE);
   const page = Math.max(Number(q.Page ?? 1), 1);
   const offset = (page - 1) * pageSize;

@@ -100,10 +100,12 @@ export async function validateReceiverSeed(engine: Engine, tenantId: string, xml
 /**
  * Who may call the tenant's receiver routes: anyone while the tenant does not
  * require a bearer token, otherwise a caller with a live token of this
- * tenant. An unknown tenant is 404.
+ * tenant. `authorization` null: a route that needs no token (seed and
+ * token exchange). An unknown tenant is 404.
  */
-export async function receiverScope(engine: Engine, tenantId: string, authorization: string | undefined): Promise<string> {
+export async function receiverScope(engine: Engine, tenantId: string, authorization: string | undefined | null): Promise<string> {
   await requireTenant(engine.db, tenantId);
+  if (authorization === null) return tenantId;
   if ((await getSetting<boolean>(engine, REQUIRE_BEARER_SETTING, tenantId)) !== true) return tenantId;
   const m = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!m) throw unauthenticated('Receiver.TokenRequired', 'This receiver requires a bearer token from /fe/autenticacion/api/validacioncertificado.');

@@ -59,12 +59,13 @@ export default async function receptionRoutes(base: FastifyInstance, { engine }:
 
   // ---- the receiver another taxpayer calls (NOTES §10.1), one per tenant
   const receiver = { config: { access: 'receiver' as const }, errorHandler: plainError, schema: { hide: true, params: TenantParams } };
+  const receiverAuth = { ...receiver, config: { access: 'receiver-auth' as const } };
 
-  app.get('/:tenantId/fe/autenticacion/api/semilla', receiver, async (request, reply) =>
+  app.get('/:tenantId/fe/autenticacion/api/semilla', receiverAuth, async (request, reply) =>
     reply.type('application/xml; charset=utf-8').send(await issueReceiverSeed(engine, request.tenantId)),
   );
 
-  app.post('/:tenantId/fe/autenticacion/api/validacioncertificado', receiver, async (request, reply) => {
+  app.post('/:tenantId/fe/autenticacion/api/validacioncertificado', receiverAuth, async (request, reply) => {
     const { xml } = await readXml(request);
     const grant = await validateReceiverSeed(engine, request.tenantId, xml.toString('utf8'));
     if (/xml/i.test(request.headers.accept ?? '') && !/json/i.test(request.headers.accept ?? '')) {
@@ -106,6 +107,9 @@ export default async function receptionRoutes(base: FastifyInstance, { engine }:
     '/api/v1/received-ecf',
     {
       config: { access: 'receivedEcf.list' },
+      // The engine checks the parameters, in any casing (status, Status).
+      validatorCompiler: (route) =>
+        route.httpPart === 'querystring' ? (value: unknown) => ({ value }) : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0]),
       schema: {
         tags: ['Reception'],
         summary: 'The inbox: e-CF other issuers sent, newest first, filtered and paged',
