@@ -52,6 +52,10 @@ import WebhookDeliveries from './commands/webhook/deliveries.js';
 import WebhookRetry from './commands/webhook/retry.js';
 import WebhookPing from './commands/webhook/ping.js';
 import Pdf from './commands/pdf.js';
+import ReceivedList from './commands/received/list.js';
+import ReceivedShow from './commands/received/show.js';
+import ReceivedApprove from './commands/received/approve.js';
+import ReceivedReject from './commands/received/reject.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -112,4 +116,8 @@ export const commands = {
   'webhook:retry': WebhookRetry,
   'webhook:ping': WebhookPing,
   pdf: Pdf,
+  'received:list': ReceivedList,
+  'received:show': ReceivedShow,
+  'received:approve': ReceivedApprove,
+  'received:reject': ReceivedReject,
 };

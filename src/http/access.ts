@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { authenticate } from '../engine/tenants/api-keys.js';
+import { receiverScope } from '../engine/reception/receiver-auth.js';
 import {
   OPERATION_ROLES,
   assertOrganizationManager,
@@ -14,9 +15,14 @@ import {
  * - a tenant operation of the role table (the tenant then comes from the key),
  * - `{ organizationParam }`: a key of the organization named by that path param,
  * - `public`: no key (the OpenAPI document).
+ * - `receiver`: a B2B receiver route `/{tenantId}/fe/...` called by other
+ *   taxpayers: no key; the tenant comes from the path and, when it requires
+ *   it, the caller shows a bearer token from its /fe/autenticacion.
+ * - `receiver-auth`: that /fe/autenticacion itself (seed and token): the
+ *   tenant from the path, no credential.
  * A route under /api/v1 without a declaration refuses to register.
  */
-export type Access = TenantOperation | { readonly organizationParam: string } | 'public';
+export type Access = TenantOperation | { readonly organizationParam: string } | 'public' | 'receiver' | 'receiver-auth';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,7 +52,7 @@ export function registerAccess(app: FastifyInstance, engine: Engine): void {
       return;
     }
     for (const method of [route.method].flat()) if (method !== 'HEAD') declared.push({ method, url: route.url, access });
-    if (typeof access === 'string' && access !== 'public' && route.schema) {
+    if (typeof access === 'string' && access !== 'public' && access !== 'receiver' && access !== 'receiver-auth' && route.schema) {
       const roles = OPERATION_ROLES[access].join(', ');
       route.schema.description = `${route.schema.description ?? ''}\n\nRoles: ${roles}.`.trim();
     }
@@ -56,6 +62,11 @@ export function registerAccess(app: FastifyInstance, engine: Engine): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const access = request.routeOptions.config.access;
     if (!access || access === 'public') return;
+    if (access === 'receiver' || access === 'receiver-auth') {
+      const params = request.params as Record<string, string | undefined>;
+      request.tenantId = await receiverScope(engine, params.tenantId ?? '', access === 'receiver' ? request.headers.authorization : null);
+      return;
+    }
     const header = request.headers['x-api-key'];
     const principal = await authenticate(engine, Array.isArray(header) ? header[0] : header);
     request.principal = principal;

@@ -17,6 +17,7 @@ import organizationRoutes from './routes/organizations.js';
 import sequenceRoutes from './routes/sequences.js';
 import submissionRoutes from './routes/submission.js';
 import webhookRoutes from './routes/webhooks.js';
+import receptionRoutes, { RECEIVER_PATH } from './routes/reception.js';
 import openapiRoutes from './routes/openapi.js';
 
 export interface AppOptions {
@@ -38,6 +39,13 @@ export async function buildApp(options: AppOptions) {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true } },
+    // The B2B receiver's paths are case-insensitive (NOTES §10.1): routed in lower case.
+    rewriteUrl: (req) => {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q < 0 ? url : url.slice(0, q);
+      return RECEIVER_PATH.test(path) ? path.toLowerCase() + (q < 0 ? '' : url.slice(q)) : url;
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -98,6 +106,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(sequenceRoutes, { engine: options.engine });
   await app.register(submissionRoutes, { engine: options.engine });
   await app.register(webhookRoutes, { engine: options.engine });
+  await app.register(receptionRoutes, { engine: options.engine });
   await app.ready();
   return app;
 }

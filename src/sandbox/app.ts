@@ -16,6 +16,17 @@ import {
 } from './outcomes.js';
 import type { Element } from '@xmldom/xmldom';
 import { parseXml, textOf, verifySignature } from './verify.js';
+import {
+  SANDBOX_TAXPAYER_NAME,
+  SANDBOX_TAXPAYER_RNC,
+  makeForeignApproval,
+  makeForeignEcf,
+  makeTaxpayerIdentity,
+  sendToReceiver,
+  type ForeignApprovalOptions,
+  type ReceiverAnswer,
+  type TaxpayerIdentity,
+} from './taxpayer.js';
 
 /**
  * A stand-in for the tax authority (NOTES §1–4, §9, §13) that speaks its
@@ -124,6 +135,44 @@ export interface SandboxControl {
   /** Forgets everything: seeds, tokens, documents, scripts, counters. */
   reset(): void;
   now(): Date;
+  /** The sandbox as another taxpayer (taxpayer.ts). */
+  readonly taxpayer: SandboxTaxpayer;
+  /** Adds or replaces a directory entry (consultadirectorio); the sandbox taxpayer is always listed. */
+  registerTaxpayer(entry: DirectoryRecord): void;
+  /** ACECF received by the authority's aprobacioncomercial service. */
+  approvals(): readonly ReceivedApproval[];
+  /** The next `n` ACECF answer 503: at the sandbox taxpayer's receiver (`issuer`) or at the authority. */
+  failApprovals(where: 'issuer' | 'authority', n: number): void;
+}
+
+export interface DirectoryRecord {
+  readonly rnc: string;
+  readonly nombre: string;
+  readonly urlRecepcion: string | null;
+  readonly urlAceptacion: string | null;
+  readonly urlOpcional: string | null;
+}
+
+export interface ReceivedApproval {
+  readonly fileName: string;
+  readonly xml: string;
+  readonly receivedAt: Date;
+}
+
+export interface SandboxTaxpayer {
+  readonly rnc: string;
+  /** Its signing certificate (PEM), to verify what it signs. */
+  certificatePem(): string;
+  /** A signed e-CF from it to `buyerRnc`; numbers E31… in turn unless `encf` is given. */
+  makeEcf(options: { buyerRnc: string; encf?: string; payload?: Record<string, unknown> }): { xml: string; encf: string; montoTotal: string; issueDate: string };
+  /** A signed ACECF from it, as buyer, over an e-CF of `issuerRnc`. */
+  makeApproval(options: ForeignApprovalOptions): string;
+  /** Sends a signed e-CF to a receiver base URL (`{receiverUrl}/fe/recepcion/api/ecf`). */
+  sendEcf(receiverUrl: string, xml: string, options: { encf: string; authenticate?: boolean }): Promise<ReceiverAnswer>;
+  /** Sends a signed ACECF to a receiver base URL (`{receiverUrl}/fe/aprobacioncomercial/api/ecf`). */
+  sendApproval(receiverUrl: string, xml: string, options: { encf: string; authenticate?: boolean }): Promise<ReceiverAnswer>;
+  /** ACECF its receiver accepted (valid schema and signature), oldest first. */
+  receivedApprovals(): readonly ReceivedApproval[];
 }
 
 const TOKEN_LIFETIME_MS = 3_600_000;
@@ -156,6 +205,11 @@ interface MutableSubmission extends Omit<SandboxSubmission, 'queriesInProcess'> 
 }
 
 interface State {
+  directory: Map<string, DirectoryRecord>;
+  authorityApprovals: ReceivedApproval[];
+  taxpayerApprovals: ReceivedApproval[];
+  failApprovals: { issuer: number; authority: number };
+  nextEncf: number;
   seeds: Map<string, SeedRecord>;
   tokens: Map<string, TokenRecord>;
   submissions: MutableSubmission[];
@@ -169,6 +223,11 @@ interface State {
 }
 
 const freshState = (): State => ({
+  directory: new Map(),
+  authorityApprovals: [],
+  taxpayerApprovals: [],
+  failApprovals: { issuer: 0, authority: 0 },
+  nextEncf: 1,
   seeds: new Map(),
   tokens: new Map(),
   submissions: [],
@@ -185,6 +244,23 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   const now = (): Date => options.clock?.now() ?? options.now?.() ?? new Date();
   let state = freshState();
   const hangs = new Set<() => void>();
+  let identity: TaxpayerIdentity | undefined;
+  const taxpayerIdentity = (): TaxpayerIdentity => (identity ??= makeTaxpayerIdentity(now()));
+  const taxpayer: SandboxTaxpayer = {
+    rnc: SANDBOX_TAXPAYER_RNC,
+    certificatePem: () => taxpayerIdentity().certificatePem,
+    makeEcf(options) {
+      const type = String(options.payload?.type ?? 31);
+      const encf = options.encf ?? `E${type}${String(state.nextEncf++).padStart(10, '0')}`;
+      return { encf, ...makeForeignEcf(taxpayerIdentity(), now(), { buyerRnc: options.buyerRnc, encf, ...(options.payload && { payload: options.payload }) }) };
+    },
+    makeApproval: (options) => makeForeignApproval(taxpayerIdentity(), now(), options),
+    sendEcf: (url, xml, o) =>
+      sendToReceiver(taxpayerIdentity(), url, 'recepcion/api/ecf', xml, { fileName: `${SANDBOX_TAXPAYER_RNC}${o.encf}.xml`, ...(o.authenticate !== undefined && { authenticate: o.authenticate }) }),
+    sendApproval: (url, xml, o) =>
+      sendToReceiver(taxpayerIdentity(), url, 'aprobacioncomercial/api/ecf', xml, { fileName: `${SANDBOX_TAXPAYER_RNC}${o.encf}.xml`, ...(o.authenticate !== undefined && { authenticate: o.authenticate }) }),
+    receivedApprovals: () => [...state.taxpayerApprovals],
+  };
 
   const isUnreachable = (): boolean => {
     if (state.unreachable && state.unreachableUntil !== null && Date.now() >= state.unreachableUntil) {
@@ -235,6 +311,32 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       state = freshState();
     },
     now,
+    taxpayer,
+    registerTaxpayer(entry) {
+      state.directory.set(entry.rnc, entry);
+    },
+    approvals: () => [...state.authorityApprovals],
+    failApprovals(where, n) {
+      state.failApprovals[where] = n;
+    },
+  };
+
+  /** Checks an uploaded ACECF as the authority would: well-formed, its schema, its signature. */
+  const checkApproval = (xml: string): string | null => {
+    const parsed = parseXml(xml);
+    if (!parsed.ok) return parsed.reason;
+    if (parsed.root.localName !== 'ACECF') return 'the root is not ACECF';
+    const schema = validateAgainstSchema('acecf', xml);
+    if (!schema.valid) return `El XML no cumple con el esquema (XSD): ${schema.errors.slice(0, 3).join('; ')}`;
+    const signature = verifySignature(xml, parsed, now());
+    return signature.ok ? null : `La firma digital del XML no es válida: ${signature.reason}`;
+  };
+
+  /** The directory: the sandbox taxpayer (its receiver on this server) and whatever was registered. */
+  const directoryEntries = (request: FastifyRequest): DirectoryRecord[] => {
+    const self = `${request.protocol}://${request.host}/taxpayer`;
+    const own: DirectoryRecord = { rnc: SANDBOX_TAXPAYER_RNC, nombre: SANDBOX_TAXPAYER_NAME, urlRecepcion: self, urlAceptacion: self, urlOpcional: null };
+    return [state.directory.get(SANDBOX_TAXPAYER_RNC) ?? own, ...[...state.directory.values()].filter((e) => e.rnc !== SANDBOX_TAXPAYER_RNC)];
   };
 
   const take = (encf: string): SandboxOutcome | undefined => {
@@ -305,6 +407,30 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     submissions: state.submissions.map(({ xml: _xml, ...rest }) => rest),
     annulments: state.annulments.map(({ xml: _xml, ...rest }) => rest),
   }));
+
+  // ---- the sandbox taxpayer's own receiver: the ACECF its buyers send back
+  app.post('/taxpayer/fe/aprobacioncomercial/api/ecf', async (request, reply) => {
+    const upload = await readUpload(request);
+    if ('error' in upload) return reply.code(400).type('text/plain; charset=utf-8').send(upload.error);
+    if (state.failApprovals.issuer > 0) {
+      state.failApprovals.issuer--;
+      return reply.code(503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
+    }
+    const problem = checkApproval(upload.xml);
+    if (problem) return reply.code(400).type('text/plain; charset=utf-8').send(problem);
+    state.taxpayerApprovals.push({ fileName: upload.fileName, xml: upload.xml, receivedAt: now() });
+    return reply.code(200).send();
+  });
+
+  app.post('/_sandbox/taxpayer/send-ecf', async (request, reply) => {
+    const body = request.body as { receiverUrl?: unknown; buyerRnc?: unknown; authenticate?: unknown } | undefined;
+    if (typeof body?.receiverUrl !== 'string' || typeof body.buyerRnc !== 'string') {
+      return reply.code(400).send({ error: 'invalid sandbox command', errors: ['receiverUrl and buyerRnc are required strings'] });
+    }
+    const made = taxpayer.makeEcf({ buyerRnc: body.buyerRnc });
+    const answer = await taxpayer.sendEcf(body.receiverUrl, made.xml, { encf: made.encf, authenticate: body.authenticate === true });
+    return { encf: made.encf, status: answer.status, body: answer.body };
+  });
 
   // ---- the authority's services, per environment
 
@@ -495,6 +621,31 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
             if (!a.annulled) reply.code(400);
             return { rnc: a.rnc, codigo: a.code, nombre: a.annulled ? 'Satisfactorio' : 'Rechazado', mensajes: a.messages };
           });
+        });
+
+        r.post('/aprobacioncomercial/api/aprobacioncomercial', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const upload = await readUpload(request);
+          if ('error' in upload) return reply.code(400).type('text/plain; charset=utf-8').send(upload.error);
+          if (state.failApprovals.authority > 0) {
+            state.failApprovals.authority--;
+            return reply.code(503).type('text/html; charset=utf-8').send(SERVICE_UNAVAILABLE);
+          }
+          const problem = checkApproval(upload.xml);
+          if (problem) return reply.send({ mensaje: [problem], estado: 'Aprobación comercial rechazada', codigo: '02' });
+          state.authorityApprovals.push({ fileName: upload.fileName, xml: upload.xml, receivedAt: now() });
+          return reply.send({ mensaje: [], estado: 'Aprobacion Comercial Aprobada.', codigo: '01' });
+        });
+
+        r.get('/consultadirectorio/api/consultas/obtenerdirectorioporrnc', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          const rnc = lowerKeys(request.query).rnc ?? '';
+          return reply.send(directoryEntries(request).filter((e) => e.rnc === rnc));
+        });
+
+        r.get('/consultadirectorio/api/consultas/listado', async (request, reply) => {
+          if (!authorized(request)) return unauthorized(reply);
+          return reply.send(directoryEntries(request));
         });
       },
       { prefix: `/${environment}` },

@@ -12,7 +12,11 @@ export {
   type SandboxSubmission,
   type SandboxVerdict,
   type StartSandboxOptions,
+  type DirectoryRecord,
+  type ReceivedApproval,
+  type SandboxTaxpayer,
 } from './app.js';
+export { SANDBOX_TAXPAYER_RNC, type ReceiverAnswer } from './taxpayer.js';
 export {
   AdminCommandSchema,
   OutcomeSchema,

@@ -78,6 +78,19 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   ecf_monthly_counts: { tenant_id: true, environment: true, period: true, n: true },
   tenant_alert_state: { tenant_id: true, spike_alerted_at: true },
   organization_usage: { organization_id: true, period: true, peak_tenants: true, peak_members: true, closed_at: true },
+  received_ecf: {
+    id: true, tenant_id: true, environment: true, status: true, reason_code: true, reason: true, issuer_rnc: true,
+    issuer_name: true, buyer_rnc: true, encf: true, type: true, issue_date: true, monto_total: true, security_code: true,
+    file_name: true, xml: true, xml_sha256: true, arecf_xml: true, received_at: true,
+  },
+  received_ecf_approvals: {
+    id: true, received_ecf_id: true, tenant_id: true, decision: true, rejection_reason: true, xml: true, xml_sha256: true,
+    decided_at: true, issuer_delivery: true, taxauth_delivery: true,
+  },
+  inbound_approvals: {
+    id: true, tenant_id: true, ecf_id: true, encf: true, buyer_rnc: true, decision: true, rejection_reason: true,
+    approved_at_text: true, xml: true, xml_sha256: true, received_at: true,
+  },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

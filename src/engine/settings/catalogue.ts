@@ -110,6 +110,13 @@ export const SETTINGS = [
     "Production e-CF a tenant may issue per Dominican calendar month; at the cap POST /ecf answers 409 Ecf.MonthlyLimitReached until the next month. Set by the operator; null: no cap.",
   ),
   define(
+    'reception.require_bearer_auth',
+    'tenant',
+    Type.Boolean({ errorMessage: 'must be true or false' }),
+    false,
+    'The B2B receiver routes (/{tenantId}/fe/recepcion and /fe/aprobacioncomercial) require a bearer token from /fe/autenticacion (PUT /api/v1/inbound-ecf-settings).',
+  ),
+  define(
     'webhooks.development_mode',
     'platform',
     Type.Boolean({ errorMessage: 'must be true or false' }),

@@ -305,6 +305,80 @@ export interface OrganizationUsageTable {
   closed_at: string | null;
 }
 
+/** An e-CF another issuer sent to the tenant (migration 0010). */
+export interface ReceivedEcfTable {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  /** received or not_received: the ARECF's Estado 0 or 1. */
+  status: string;
+  /** CodigoMotivoNoRecibido 1–4 when not received. */
+  reason_code: number | null;
+  reason: string | null;
+  issuer_rnc: string;
+  issuer_name: string | null;
+  buyer_rnc: string | null;
+  encf: string;
+  type: number | null;
+  /** YYYY-MM-DD */
+  issue_date: string | null;
+  monto_total: string | null;
+  security_code: string | null;
+  file_name: string | null;
+  /** The bytes as they arrived. */
+  xml: Buffer;
+  xml_sha256: string;
+  /** The signed ARECF we answered with, as sent. */
+  arecf_xml: Buffer;
+  received_at: string;
+}
+
+/** JSON of one delivery of an outgoing ACECF. */
+export interface ApprovalDeliveryState {
+  /** pending, delivered, refused (a final no from the other side) or failed (retries ran out) */
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  /** When the last attempt was made, or when the next one is due while pending. */
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  /** Where it went (the issuer's receiver URL); null for the authority. */
+  url: string | null;
+}
+
+/** The tenant's commercial decision over a received e-CF: the signed ACECF and its two deliveries. */
+export interface ReceivedEcfApprovalsTable {
+  id: string;
+  received_ecf_id: string;
+  tenant_id: string;
+  /** accepted or rejected */
+  decision: string;
+  rejection_reason: string | null;
+  xml: Buffer;
+  xml_sha256: string;
+  decided_at: string;
+  /** ApprovalDeliveryState as JSON */
+  issuer_delivery: string;
+  taxauth_delivery: string;
+}
+
+/** An ACECF an external buyer sent over one of the tenant's e-CF. */
+export interface InboundApprovalsTable {
+  id: string;
+  tenant_id: string;
+  ecf_id: string;
+  encf: string;
+  buyer_rnc: string;
+  decision: string;
+  rejection_reason: string | null;
+  /** FechaHoraAprobacionComercial as written. */
+  approved_at_text: string;
+  xml: Buffer;
+  xml_sha256: string;
+  received_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -329,4 +403,7 @@ export interface Database {
   ecf_monthly_counts: EcfMonthlyCountsTable;
   tenant_alert_state: TenantAlertStateTable;
   organization_usage: OrganizationUsageTable;
+  received_ecf: ReceivedEcfTable;
+  received_ecf_approvals: ReceivedEcfApprovalsTable;
+  inbound_approvals: InboundApprovalsTable;
 }

@@ -16,7 +16,7 @@ import {
   text,
   verdictCode,
 } from './parse.js';
-import type { AnnulmentAnswer, EcfStatus, EcfUpload, ResultVerdict, RfceVerdict, StatusQuery, TokenGrant, TrackIdEntry } from './types.js';
+import type { AnnulmentAnswer, ApprovalVerdict, DirectoryEntry, EcfStatus, EcfUpload, ResultVerdict, RfceVerdict, StatusQuery, TokenGrant, TrackIdEntry } from './types.js';
 
 /**
  * HTTP client of the tax authority's web services (NOTES §2–4). One method
@@ -51,6 +51,8 @@ const PATHS = {
   trackIds: 'consultatrackids/api/trackids/consulta',
   status: 'consultaestado/api/consultas/estado',
   annulment: 'anulacionrangos/api/operaciones/anularrango',
+  commercialApproval: 'aprobacioncomercial/api/aprobacioncomercial',
+  directory: 'consultadirectorio/api/consultas/obtenerdirectorioporrnc',
 } as const;
 
 const RNC = /^(?:\d{9}|\d{11})$/;
@@ -264,6 +266,53 @@ export class TaxauthClient {
     const read = annulmentAnswer(this.#json(op, answer, token));
     if (!read) throw protocol(op, 'the answer has no codigo, nombre or mensajes', answer, token);
     return read;
+  }
+
+  /**
+   * Sends the buyer's signed ACECF (NOTES §4.7), named `{RNCComprador}{eNCF}.xml`
+   * (`upload.rnc` is the buyer's RNC). Code 1: recorded; 2: refused.
+   */
+  async sendCommercialApproval(token: string, upload: EcfUpload): Promise<ApprovalVerdict> {
+    const op = 'aprobacioncomercial';
+    const answer = await this.#call(op, {
+      method: 'POST',
+      url: `${this.baseUrl}/${PATHS.commercialApproval}`,
+      token,
+      upload: { fileName: uploadName(upload), xml: upload.xml },
+    });
+    const json = this.#json(op, answer, token);
+    if (!isRecord(json)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    const status = text(pick(json, 'estado')) ?? '';
+    const rawCode = text(pick(json, 'codigo'));
+    const code = rawCode !== null && /^\d+$/.test(rawCode) ? Number(rawCode) : /rechazad/i.test(status) ? 2 : /aprobad/i.test(status) ? 1 : null;
+    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+    const said = pick(json, 'mensaje', 'mensajes');
+    const list = Array.isArray(said) ? said : said === undefined || said === null ? [] : [said];
+    return { code, status, messages: list.map((m) => (typeof m === 'string' ? m : (text(isRecord(m) ? pick(m, 'valor', 'mensaje') : m) ?? JSON.stringify(m)))) };
+  }
+
+  /**
+   * The directory entry of an electronic taxpayer by RNC (NOTES §4.9): the
+   * base URLs of its receiver. null when the RNC is not in the directory.
+   */
+  async directory(token: string, rnc: string): Promise<DirectoryEntry | null> {
+    const op = 'consultadirectorio';
+    const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.directory}?${query({ RNC: rnc })}`, token });
+    const json = tryJson(answer.body);
+    if (json === undefined || json === null) return null;
+    for (const entry of asList(json)) {
+      if (!isRecord(entry)) continue;
+      const entryRnc = text(pick(entry, 'rnc'));
+      if (entryRnc !== null && entryRnc !== rnc) continue;
+      return {
+        rnc,
+        name: text(pick(entry, 'nombre')),
+        receptionUrl: text(pick(entry, 'urlRecepcion')),
+        approvalUrl: text(pick(entry, 'urlAceptacion')),
+        authenticationUrl: text(pick(entry, 'urlOpcional')),
+      };
+    }
+    return null;
   }
 
   #json(op: string, answer: Answer, token?: string): unknown {

@@ -92,3 +92,22 @@ export interface AnnulmentAnswer {
   readonly name: string | null;
   readonly messages: string[];
 }
+
+/** aprobacioncomercial's answer (NOTES §4.7): 1 recorded, 2 refused (e-CF not found, not accepted, …). */
+export interface ApprovalVerdict {
+  readonly code: number;
+  readonly status: string;
+  readonly messages: string[];
+}
+
+/** One entry of the authority's directory of electronic taxpayers (NOTES §4.9). */
+export interface DirectoryEntry {
+  readonly rnc: string;
+  readonly name: string | null;
+  /** Base URL of its e-CF receiver; the fixed /fe/... paths are appended. */
+  readonly receptionUrl: string | null;
+  /** Base URL of its commercial-approval receiver. */
+  readonly approvalUrl: string | null;
+  /** Base URL of its optional authentication service. */
+  readonly authenticationUrl: string | null;
+}

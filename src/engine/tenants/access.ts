@@ -55,6 +55,7 @@ export const OPERATION_ROLES = {
   'emission.get': READERS,
   'emission.pause': ADMIN,
   'emission.resume': ADMIN,
+  'receivedEcf.list': READERS,
 } as const satisfies Record<string, readonly TenantRole[]>;
 
 export type TenantOperation = keyof typeof OPERATION_ROLES;

@@ -8,6 +8,7 @@ import * as listCounts from './0006-list-counts.js';
 import * as webhooks from './0007-webhooks.js';
 import * as annulments from './0008-annulments.js';
 import * as limits from './0009-limits.js';
+import * as reception from './0010-reception.js';
 import * as searchIndexes from './0011-search-indexes.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0007-webhooks': webhooks,
   '0008-annulments': annulments,
   '0009-limits': limits,
+  '0010-reception': reception,
   '0011-search-indexes': searchIndexes,
 };

@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { signingCredentials } from '../certificates/certificates.js';
+import { xmlDate } from '../documents/ecf-xml.js';
+import type { Engine } from '../engine.js';
+import { EngineError, ValidationError, type FieldError } from '../errors.js';
+import { emit } from '../events/outbox.js';
+import { newId } from '../ids.js';
+import { Dec } from '../money.js';
+import type { Environment } from '../schema-types.js';
+import { parseXml, textOf, verifySignature } from '../signing/verify.js';
+import { signingKey } from '../signing/xmldsig.js';
+import { inTransaction } from '../store/database.js';
+import { requireTenant } from '../tenants/tenants.js';
+import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
+import { validateAgainstSchema } from '../xml/xsd.js';
+import { NOT_RECEIVED, isApprovalAutomatic, isoFromXmlDate, signArecf, type NotReceivedCode } from './documents.js';
+import { RECEIVED_COLUMNS, inboundApprovalView, summaryView, type InboundApprovalView, type ReceivedEcfSummary } from './views.js';
+
+/**
+ * The receiver's two inbound operations (NOTES §10): an e-CF from another
+ * issuer, answered with a signed ARECF whatever the verdict, and an ACECF
+ * from an external buyer over one of the tenant's e-CF.
+ */
+
+export interface InboundUpload {
+  readonly xml: Buffer;
+  /** The multipart file name, `{RNCEmisor}{eNCF}.xml` by the authority's rule; used when the document cannot be read. */
+  readonly fileName?: string | null;
+}
+
+export interface Reception {
+  /** The signed ARECF, as sent and stored. */
+  readonly arecf: string;
+  readonly received: ReceivedEcfSummary;
+  /** true when these exact bytes had been received before: the first answer is given again and nothing is stored. */
+  readonly replay: boolean;
+}
+
+const RNC = /^(?:\d{9}|\d{11})$/;
+const ENCF = /^E\d{12}$/;
+const FILE_NAME = /^(\d{9}|\d{11})(E\d{12})\.xml$/i;
+/** Largest document the receiver reads. */
+export const MAX_RECEIVED_BYTES = 4 * 1024 * 1024;
+
+const REASONS: Record<NotReceivedCode, string> = {
+  1: 'Error de especificación',
+  2: 'Error de firma digital',
+  3: 'Envío duplicado',
+  4: 'RNC Comprador no corresponde',
+};
+
+const unreadable = (message: string) => new ValidationError([{ path: 'xml', code: 'Reception.Unidentifiable', message }], message);
+
+function asText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** The child element's text under the root's Encabezado/<section>, else the first element of that name. */
+function field(root: import('@xmldom/xmldom').Element, name: string): string | null {
+  return textOf(root, name);
+}
+
+/**
+ * Receives an e-CF from another issuer. The checks, in order (NOTES §10.1):
+ * the official schema of its type (else not received, code 1), the signature
+ * (2), an e-CF already received from that issuer with that e-NCF (3), the
+ * buyer's RNC against the tenant's (4). Every reception is stored with its
+ * bytes and the signed ARECF and emits `inbound_ecf.received`; the same bytes
+ * sent again get the first answer again and are stored once. A document
+ * that names no issuer RNC and e-NCF, neither inside nor in its file name,
+ * cannot be answered with an ARECF: 400.
+ */
+export async function receiveEcf(engine: Engine, tenantId: string, upload: InboundUpload): Promise<Reception> {
+  const tenant = await requireTenant(engine.db, tenantId);
+  const xmlSha256 = createHash('sha256').update(upload.xml).digest('hex');
+  const previous = await findByBytes(engine, tenantId, xmlSha256);
+  if (previous) return previous;
+
+  const now = engine.clock.now();
+  const text = asText(upload.xml);
+  const parsed = parseXml(text);
+  const byName = upload.fileName ? FILE_NAME.exec(upload.fileName) : null;
+  const inside = parsed.ok ? { rnc: field(parsed.root, 'RNCEmisor'), encf: field(parsed.root, 'eNCF')?.toUpperCase() ?? null } : null;
+  const issuerRnc = inside?.rnc && RNC.test(inside.rnc) ? inside.rnc : (byName?.[1] ?? null);
+  const encf = inside?.encf && ENCF.test(inside.encf) ? inside.encf : (byName?.[2]?.toUpperCase() ?? null);
+  if (!issuerRnc || !encf) {
+    throw unreadable(
+      parsed.ok
+        ? 'The document names no RNCEmisor and eNCF, and the file name is not {RNCEmisor}{eNCF}.xml.'
+        : `The XML is not well-formed (${parsed.reason}) and the file name is not {RNCEmisor}{eNCF}.xml.`,
+    );
+  }
+
+  // The checks that need no store.
+  let code: NotReceivedCode | null = null;
+  let reason: string | null = null;
+  const type = Number(encf.slice(1, 3));
+  const kind = `ecf${encf.slice(1, 3)}` as DocumentKind;
+  if (!parsed.ok) {
+    [code, reason] = [NOT_RECEIVED.specification, parsed.reason];
+  } else if (parsed.root.localName !== 'ECF') {
+    [code, reason] = [NOT_RECEIVED.specification, `the root element is ${parsed.root.localName}, not ECF`];
+  } else if (!(DOCUMENT_KINDS as readonly string[]).includes(kind) || kind === ('ecfrfce' as DocumentKind)) {
+    [code, reason] = [NOT_RECEIVED.specification, `e-CF type ${encf.slice(1, 3)} does not exist`];
+  } else {
+    const schema = validateAgainstSchema(kind, text);
+    if (!schema.valid) {
+      [code, reason] = [NOT_RECEIVED.specification, `the document does not follow the type ${type} schema: ${schema.errors.slice(0, 3).join('; ')}`];
+    } else {
+      const signature = verifySignature(text, parsed, now);
+      if (!signature.ok) [code, reason] = [NOT_RECEIVED.signature, signature.reason];
+    }
+  }
+  const facts = parsed.ok
+    ? {
+        issuerName: field(parsed.root, 'RazonSocialEmisor'),
+        buyerRnc: field(parsed.root, 'RNCComprador'),
+        issueDate: isoFromXmlDate(field(parsed.root, 'FechaEmision')),
+        montoTotal: field(parsed.root, 'MontoTotal'),
+        securityCode: (() => {
+          const sv = parsed.root.getElementsByTagNameNS('http://www.w3.org/2000/09/xmldsig#', 'SignatureValue')[0]?.textContent;
+          return sv ? sv.replace(/\s+/g, '').slice(0, 6) : null;
+        })(),
+      }
+    : { issuerName: null, buyerRnc: null, issueDate: null, montoTotal: null, securityCode: null };
+  if (code === null && facts.buyerRnc !== tenant.rnc) {
+    [code, reason] = [NOT_RECEIVED.buyerMismatch, facts.buyerRnc ? `RNCComprador ${facts.buyerRnc} is not this receiver's RNC ${tenant.rnc}` : `the e-CF names no RNCComprador; this receiver is ${tenant.rnc}`];
+  }
+
+  // The receiver cannot answer without a certificate to sign the ARECF with.
+  let credentials;
+  try {
+    credentials = await signingCredentials(engine, tenantId);
+  } catch (e) {
+    if (e instanceof EngineError && e.code === 'Certificate.NoneActive') {
+      throw new EngineError('unavailable', 'Reception.NoCertificate', 'The receiver has no certificate to sign the ARECF with.');
+    }
+    throw e;
+  }
+  const key = signingKey(credentials.privateKey, credentials.certificate);
+
+  try {
+    return await inTransaction(engine.db, async (tx) => {
+      let finalCode: NotReceivedCode | null = code;
+      let finalReason = reason;
+      if (finalCode === null) {
+        const already = await tx
+          .selectFrom('received_ecf')
+          .select('received_at')
+          .where('tenant_id', '=', tenantId)
+          .where('issuer_rnc', '=', issuerRnc)
+          .where('encf', '=', encf)
+          .where('status', '=', 'received')
+          .executeTakeFirst();
+        if (already) [finalCode, finalReason] = [NOT_RECEIVED.duplicate, `${encf} of ${issuerRnc} was received already`];
+      }
+      const arecf = signArecf({ issuerRnc, buyerRnc: tenant.rnc, encf, notReceived: finalCode, at: now }, key);
+      const row = {
+        id: newId(),
+        tenant_id: tenantId,
+        environment: tenant.default_environment as Environment,
+        status: finalCode === null ? 'received' : 'not_received',
+        reason_code: finalCode,
+        reason: finalCode === null ? null : `${REASONS[finalCode]}: ${finalReason}`.slice(0, 2000),
+        issuer_rnc: issuerRnc,
+        issuer_name: facts.issuerName,
+        buyer_rnc: facts.buyerRnc,
+        encf,
+        type: Number.isInteger(type) && type > 0 ? type : null,
+        issue_date: facts.issueDate,
+        monto_total: facts.montoTotal,
+        security_code: finalCode === NOT_RECEIVED.signature || finalCode === NOT_RECEIVED.specification ? null : facts.securityCode,
+        file_name: upload.fileName ?? null,
+        xml: upload.xml,
+        xml_sha256: xmlSha256,
+        arecf_xml: Buffer.from(arecf.xml, 'utf8'),
+        received_at: now.toISOString(),
+      };
+      await tx.insertInto('received_ecf').values(row).execute();
+      const received = summaryView(row, null);
+      await emit(tx, now, tenantId, 'inbound_ecf.received', received);
+      return { arecf: arecf.xml, received, replay: false };
+    });
+  } catch (e) {
+    // The same bytes arriving twice at once: the other request stored them first.
+    if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      const again = await findByBytes(engine, tenantId, xmlSha256);
+      if (again) return again;
+    }
+    throw e;
+  }
+}
+
+async function findByBytes(engine: Engine, tenantId: string, xmlSha256: string): Promise<Reception | null> {
+  const row = await engine.db
+    .selectFrom('received_ecf as r')
+    .leftJoin('received_ecf_approvals as a', 'a.received_ecf_id', 'r.id')
+    .select([...RECEIVED_COLUMNS.map((c) => `r.${c}` as const), 'a.decision'])
+    .where('r.tenant_id', '=', tenantId)
+    .where('r.xml_sha256', '=', xmlSha256)
+    .executeTakeFirst();
+  return row ? { arecf: row.arecf_xml.toString('utf8'), received: summaryView(row, row.decision), replay: true } : null;
+}
+
+export interface InboundApprovalResult {
+  readonly approval: InboundApprovalView;
+  readonly replay: boolean;
+}
+
+/**
+ * Records an external buyer's ACECF over one of the tenant's e-CF (NOTES
+ * §10.3) and emits `commercial_approval.received`. Refused (400, every
+ * reason at once) unless it follows the ACECF schema, its signature verifies,
+ * it names this tenant as RNCEmisor and one of its e-CF whose type takes a
+ * commercial approval, and its buyer, issue date and total match that e-CF.
+ * A MontoTotal without two decimals is accepted (the authority's own
+ * certification ACECF sent `35400`). The same bytes again answer 200 and
+ * record nothing; a second, different decision over the same e-CF is refused.
+ */
+export async function receiveInboundApproval(engine: Engine, tenantId: string, upload: InboundUpload): Promise<InboundApprovalResult> {
+  const tenant = await requireTenant(engine.db, tenantId);
+  const xmlSha256 = createHash('sha256').update(upload.xml).digest('hex');
+  const same = await engine.db.selectFrom('inbound_approvals').selectAll().where('tenant_id', '=', tenantId).where('xml_sha256', '=', xmlSha256).executeTakeFirst();
+  if (same) return { approval: inboundApprovalView(same), replay: true };
+
+  const now = engine.clock.now();
+  const text = asText(upload.xml);
+  const errors: FieldError[] = [];
+  const fail = (code: string, message: string): never => {
+    errors.push({ path: 'xml', code, message });
+    throw new ValidationError(errors, errors.map((e) => e.message).join(' '));
+  };
+  const parsed = parseXml(text);
+  if (!parsed.ok) return fail('Approval.NotWellFormed', parsed.reason);
+  if (parsed.root.localName !== 'ACECF') return fail('Approval.NotAcecf', `The root element is ${parsed.root.localName}, not ACECF.`);
+  const montoText = textOf(parsed.root, 'MontoTotal');
+  // Validated with MontoTotal written with two decimals; the signature is checked over the bytes as sent.
+  const forSchema =
+    montoText && /^\d+(?:\.\d+)?$/.test(montoText) ? text.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, `<MontoTotal>${new Dec(montoText).toFixed(2)}</MontoTotal>`) : text;
+  const schema = validateAgainstSchema('acecf', forSchema);
+  if (!schema.valid) errors.push({ path: 'xml', code: 'Approval.Schema', message: `The ACECF does not follow its schema: ${schema.errors.slice(0, 5).join('; ')}` });
+  const signature = verifySignature(text, parsed, now);
+  if (!signature.ok) errors.push({ path: 'xml', code: 'Approval.Signature', message: `The signature is not valid: ${signature.reason}.` });
+
+  const issuerRnc = textOf(parsed.root, 'RNCEmisor');
+  const encf = textOf(parsed.root, 'eNCF')?.toUpperCase() ?? null;
+  const buyerRnc = textOf(parsed.root, 'RNCComprador');
+  const estado = textOf(parsed.root, 'Estado');
+  const reason = textOf(parsed.root, 'DetalleMotivoRechazo');
+  const approvedAt = textOf(parsed.root, 'FechaHoraAprobacionComercial') ?? '';
+  if (issuerRnc !== tenant.rnc) errors.push({ path: 'xml', code: 'Approval.WrongIssuer', message: `RNCEmisor ${issuerRnc ?? '(none)'} is not this taxpayer (${tenant.rnc}).` });
+  const ecf = encf
+    ? await engine.db
+        .selectFrom('ecf')
+        .select(['id', 'type', 'buyer_rnc', 'monto_total', 'issue_date'])
+        .where('tenant_id', '=', tenantId)
+        .where('encf', '=', encf)
+        .orderBy('issued_at', 'desc')
+        .executeTakeFirst()
+    : undefined;
+  if (!ecf) {
+    errors.push({ path: 'xml', code: 'Approval.EcfNotFound', message: `This taxpayer issued no e-CF ${encf ?? '(no eNCF)'}.` });
+  } else {
+    if (isApprovalAutomatic(ecf.type)) errors.push({ path: 'xml', code: 'Approval.NotApplicable', message: `Commercial approval does not apply to type ${ecf.type}.` });
+    if (buyerRnc !== ecf.buyer_rnc) errors.push({ path: 'xml', code: 'Approval.BuyerMismatch', message: `RNCComprador ${buyerRnc ?? '(none)'} is not the buyer of ${encf}.` });
+    if (!montoText || !/^\d+(?:\.\d+)?$/.test(montoText) || !new Dec(montoText).eq(new Dec(ecf.monto_total))) {
+      errors.push({ path: 'xml', code: 'Approval.TotalMismatch', message: `MontoTotal ${montoText ?? '(none)'} is not the total of ${encf} (${ecf.monto_total}).` });
+    }
+    const fecha = isoFromXmlDate(textOf(parsed.root, 'FechaEmision'));
+    if (fecha !== ecf.issue_date) errors.push({ path: 'xml', code: 'Approval.DateMismatch', message: `FechaEmision is not the issue date of ${encf} (${xmlDate(ecf.issue_date)}).` });
+  }
+  if (estado !== '1' && estado !== '2') errors.push({ path: 'xml', code: 'Approval.Estado', message: `Estado must be 1 (accepted) or 2 (rejected), not ${estado ?? '(none)'}.` });
+  if (errors.length) throw new ValidationError(errors, errors.map((e) => e.message).join(' '));
+
+  const row = {
+    id: newId(),
+    tenant_id: tenantId,
+    ecf_id: ecf!.id,
+    encf: encf!,
+    buyer_rnc: buyerRnc!,
+    decision: estado === '1' ? 'accepted' : 'rejected',
+    rejection_reason: estado === '2' ? reason : null,
+    approved_at_text: approvedAt,
+    xml: upload.xml,
+    xml_sha256: xmlSha256,
+    received_at: now.toISOString(),
+  };
+  return inTransaction(engine.db, async (tx) => {
+    const existing = await tx.selectFrom('inbound_approvals').select('id').where('tenant_id', '=', tenantId).where('ecf_id', '=', row.ecf_id).executeTakeFirst();
+    if (existing) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`);
+    await tx.insertInto('inbound_approvals').values(row).execute();
+    const approval = inboundApprovalView(row);
+    await emit(tx, now, tenantId, 'commercial_approval.received', approval);
+    return { approval, replay: false };
+  });
+}

@@ -1,0 +1,109 @@
+import { X509Certificate } from 'node:crypto';
+import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import { SignedXml } from 'xml-crypto';
+
+/**
+ * Signature checks of a foreign document, the way the authority makes them
+ * (NOTES §5), used by the B2B receiver and the sandbox: one
+ * enveloped XMLDSig over the whole document, the Signature as the root's
+ * last child, RSA-SHA256 with a SHA-256 digest, verified against the
+ * certificate in KeyInfo (which must be valid at the time of receipt).
+ * xml-crypto and xmldom do the work: an implementation independent of the
+ * engine's signer.
+ */
+
+const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
+const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
+const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
+const C14N = new Set([
+  'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
+  'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments',
+  'http://www.w3.org/2001/10/xml-exc-c14n#',
+  'http://www.w3.org/2001/10/xml-exc-c14n#WithComments',
+]);
+
+export type Parsed = { ok: true; doc: Document; root: Element } | { ok: false; reason: string };
+
+/** Parses without network or entities; any error makes the document not well-formed. */
+export function parseXml(xml: string): Parsed {
+  try {
+    const doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') throw new Error(message);
+      },
+    }).parseFromString(xml, 'text/xml');
+    const root = doc.documentElement;
+    if (!root) return { ok: false, reason: 'the document has no root element' };
+    return { ok: true, doc, root };
+  } catch (e) {
+    return { ok: false, reason: `the XML is not well-formed: ${(e as Error).message.split('\n')[0]}` };
+  }
+}
+
+export type SignatureCheck =
+  | { ok: true; certificate: X509Certificate; signatureValue: string }
+  | { ok: false; reason: string };
+
+const elementChildren = (el: Element): Element[] => {
+  const out: Element[] = [];
+  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
+  return out;
+};
+
+const child = (el: Element | undefined, local: string): Element | undefined =>
+  el ? elementChildren(el).find((c) => c.localName === local && c.namespaceURI === DSIG) : undefined;
+
+export function verifySignature(xml: string, parsed: { doc: Document; root: Element }, at: Date): SignatureCheck {
+  const { doc, root } = parsed;
+  const signatures = Array.from(doc.getElementsByTagNameNS(DSIG, 'Signature'));
+  if (signatures.length !== 1) return { ok: false, reason: `expected one Signature, found ${signatures.length}` };
+  const signature = signatures[0]!;
+  const last = elementChildren(root).at(-1);
+  if (last !== signature) return { ok: false, reason: 'the Signature is not the last child of the root' };
+
+  const signedInfo = child(signature, 'SignedInfo');
+  const c14n = child(signedInfo, 'CanonicalizationMethod')?.getAttribute('Algorithm') ?? '';
+  const method = child(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
+  if (!C14N.has(c14n)) return { ok: false, reason: `unsupported CanonicalizationMethod ${c14n}` };
+  if (method !== RSA_SHA256) return { ok: false, reason: `SignatureMethod must be rsa-sha256, not ${method}` };
+  const references = signedInfo ? elementChildren(signedInfo).filter((c) => c.localName === 'Reference' && c.namespaceURI === DSIG) : [];
+  if (references.length !== 1) return { ok: false, reason: `expected one Reference, found ${references.length}` };
+  const reference = references[0]!;
+  if (reference.getAttribute('URI') !== '') return { ok: false, reason: 'the Reference must cover the whole document (URI="")' };
+  if (child(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
+  const transforms = elementChildren(child(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
+  const algorithms = transforms.map((t) => t.getAttribute('Algorithm') ?? '');
+  if (!algorithms.includes(ENVELOPED) || algorithms.some((a) => a !== ENVELOPED && !C14N.has(a))) {
+    return { ok: false, reason: 'the only transform allowed is enveloped-signature (plus a canonicalization)' };
+  }
+
+  const certText = child(child(child(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
+  if (!certText) return { ok: false, reason: 'KeyInfo has no X509Certificate' };
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(Buffer.from(certText, 'base64'));
+  } catch {
+    return { ok: false, reason: 'the X509Certificate in KeyInfo cannot be read' };
+  }
+  if (at < new Date(certificate.validFrom) || at > new Date(certificate.validTo)) {
+    return { ok: false, reason: 'the certificate is not valid at the time of receipt' };
+  }
+
+  try {
+    const verifier = new SignedXml({ publicCert: certificate.toString(), getCertFromKeyInfo: () => null });
+    verifier.loadSignature(signature);
+    if (!verifier.checkSignature(xml)) return { ok: false, reason: 'the signature does not verify' };
+  } catch (e) {
+    return { ok: false, reason: `the signature does not verify: ${(e as Error).message.split('\n')[0]}` };
+  }
+  const signatureValue = (child(signature, 'SignatureValue')?.textContent ?? '').replace(/\s+/g, '');
+  return { ok: true, certificate, signatureValue };
+}
+
+/** The text of the first element with this name under the root, trimmed; null when absent or empty. */
+export function textOf(root: Element, name: string): string | null {
+  const el = root.getElementsByTagName(name)[0];
+  const t = el?.textContent?.trim();
+  return t ? t : null;
+}
