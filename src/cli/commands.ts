@@ -49,6 +49,7 @@ import WebhookDeliveries from './commands/webhook/deliveries.js';
 import WebhookRetry from './commands/webhook/retry.js';
 import WebhookPing from './commands/webhook/ping.js';
 import Pdf from './commands/pdf.js';
+import Watch from './commands/watch.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -67,6 +68,7 @@ export const commands = {
   init: Init,
   migrate: Migrate,
   serve: Serve,
+  watch: Watch,
   'tenant:create': TenantCreate,
   'org:create': OrgCreate,
   'org:list': OrgList,
