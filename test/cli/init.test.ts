@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -10,7 +11,7 @@ import { listRanges } from '../../src/engine/sequences/ranges.js';
 import { authenticate } from '../../src/engine/tenants/api-keys.js';
 import { listTenants } from '../../src/engine/tenants/tenants.js';
 import { makeIdentity, makeP12 } from '../certs.js';
-import { cliFor } from '../cli-runner.js';
+import { BIN, cliFor } from '../cli-runner.js';
 import { tempDir, testEngine } from '../helpers.js';
 
 /**
@@ -143,6 +144,61 @@ describe('ecf init wizard', () => {
         ranges: [],
       },
     });
+  });
+});
+
+/** util-linux `script` gives the child a pseudo-terminal; where it is missing the test below cannot run. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe('ecf init on a pseudo-terminal', () => {
+  it.skipIf(!hasScript)('the built CLI asks on the terminal, sets up the tenant and prints the key once', { timeout: 120_000 }, async () => {
+    const dataDir = join(tempDir('ecf-init-pty-'), 'datos');
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'xterm' };
+    for (const k of Object.keys(env)) if (k.startsWith('ECF_') && k !== 'ECF_IN_KEYRING_SESSION' && k !== 'ECF_REQUIRE_KEYCHAIN') delete env[k];
+    const child = spawn('script', ['-qfec', `'${process.execPath}' '${BIN}' init --data-dir '${dataDir}'`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let seen = 0;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += strip(d)));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (screen += strip(d)));
+    const closed = new Promise<number>((r) => child.on('close', (code) => r(code ?? -1)));
+    const answer = async (question: string, keys: string) => {
+      const deadline = Date.now() + 60_000;
+      while (screen.indexOf(question, seen) < 0) {
+        if (Date.now() > deadline) throw new Error(`"${question}" never asked; the screen:\n${screen.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      seen = screen.indexOf(question, seen) + question.length;
+      await new Promise((r) => setTimeout(r, 50));
+      child.stdin.write(keys);
+    };
+    try {
+      await answer('Data directory', ENTER);
+      await answer('Group the tenant in an organization', ENTER);
+      await answer('Tenant RNC', '131234567' + ENTER);
+      await answer('Legal name', 'Ferretería Ñoño SRL' + ENTER);
+      await answer('Trade name', ENTER);
+      await answer('Environment', ENTER);
+      await answer('Signing certificate file', ENTER);
+      await answer('Add an authorized e-NCF range now?', 'y' + ENTER);
+      await answer('e-CF type', ENTER);
+      await answer('First number', ENTER);
+      await answer('Last number', '100' + ENTER);
+      await answer('Expires on', '2035-12-31' + ENTER);
+      await answer('Add another range?', ENTER);
+      await answer('Start the server now', ENTER);
+      expect(await closed).toBe(0);
+    } finally {
+      child.kill();
+    }
+    expect(screen).toMatch(/API key \(admin_tenant\), shown only now[^\n]*\s+ecf_[0-9a-f]{12}_\S+/);
+    const engine = await openEngine({ dataDir });
+    try {
+      const [tenant] = await listTenants(engine);
+      expect(tenant).toMatchObject({ rnc: '131234567', legalName: 'Ferretería Ñoño SRL', defaultEnvironment: 'test' });
+      expect((await listRanges(engine, tenant!.id)).map((r) => [r.type, r.rangeFrom, r.rangeTo, r.expiresOn])).toEqual([[31, 1, 100, '2035-12-31']]);
+    } finally {
+      await engine.close();
+    }
   });
 });
 

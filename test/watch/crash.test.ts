@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function startWatch(dataDir: string, dir: string): ChildProcess & { output: () => string } {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('ECF_') && k !== 'ECF_IN_KEYRING_SESSION' && k !== 'ECF_REQUIRE_KEYCHAIN') delete env[k];
-  const child = spawn(process.execPath, [BIN, 'watch', dir, '--settle', '400', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'watch', dir, '--settle', '1000', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));

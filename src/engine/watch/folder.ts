@@ -237,18 +237,33 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
     if (extname(name).toLowerCase() !== '.json') {
       return finishFailed(name, { code: 'Watch.NotJsonFile', message: `${name} is not a .json file; drop one issue payload per *.json file.` });
     }
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      return finishFailed(name, { code: 'Watch.FileUnreadable', message: `Cannot read ${name} (${reason}).` });
-    }
     let payload: unknown;
-    try {
-      payload = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
-    } catch (err) {
-      return finishFailed(name, { code: 'Watch.NotJson', message: `${name} is not JSON: ${(err as Error).message}` });
+    for (;;) {
+      let bytes: Buffer;
+      let before: string;
+      try {
+        before = signature(path);
+        bytes = readFileSync(path);
+      } catch (err) {
+        const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+        return finishFailed(name, { code: 'Watch.FileUnreadable', message: `Cannot read ${name} (${reason}).` });
+      }
+      try {
+        payload = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+        break;
+      } catch (err) {
+        // A writer that paused longer than the settle time may still hold the file (now in processing): if it grows, read it again.
+        await sleep(settleMs);
+        let after: string | undefined;
+        try {
+          after = signature(path);
+        } catch {
+          after = undefined;
+        }
+        if (closed) return undefined; // stopping: it stays in processing and the next start reads it again
+        if (after !== undefined && after !== before) continue;
+        return finishFailed(name, { code: 'Watch.NotJson', message: `${name} is not JSON: ${(err as Error).message}` });
+      }
     }
     const key = `${KEY_PREFIX}${name}`;
     if (key.length > MAX_KEY_LENGTH) {
@@ -402,7 +417,7 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
       if (entry === undefined) {
         await new Promise<void>((r) => {
           wake = r;
-          setTimeout(r, pollMs);
+          setTimeout(r, pollMs).unref(); // the file watcher keeps the process alive, not this wait
         });
         wake = undefined;
       } else {
@@ -438,4 +453,9 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const signature = (file: string): string => {
+  const s = statSync(file);
+  return `${s.size}:${s.mtimeMs}`;
+};
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
