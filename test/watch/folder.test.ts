@@ -35,6 +35,7 @@ describe('watchFolder', () => {
       writeFileSync(join(dir, 'inbox', 'malo.json'), JSON.stringify(invoice31({ lines: [], payment: undefined })));
       writeFileSync(join(dir, 'inbox', 'roto.json'), '{"type": 31, ');
       writeFileSync(join(dir, 'inbox', 'nota.txt'), 'hola');
+      writeFileSync(join(dir, 'inbox', 'x.result.json'), JSON.stringify(invoice31()));
       writeFileSync(join(dir, 'inbox', 'pedido-2.json.tmp'), '{"half": ');
       writeFileSync(join(dir, 'inbox', '.pedido-3.json'), '{"half": ');
       await vi.waitFor(() => expect(readdirSync(join(dir, 'inbox')).sort()).toEqual(['.pedido-3.json', 'pedido-2.json.tmp']), { timeout: 20_000, interval: 50 });
@@ -51,8 +52,9 @@ describe('watchFolder', () => {
       expect(readFileSync(join(dir, 'done', 'pedido-1.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
 
       expect(readdirSync(join(dir, 'failed')).sort()).toEqual([
-        'malo.json', 'malo.result.json', 'nota.txt', 'nota.txt.result.json', 'roto.json', 'roto.result.json',
+        'malo.json', 'malo.result.json', 'nota.txt', 'nota.txt.result.json', 'roto.json', 'roto.result.json', 'x.result.json', 'x.result.result.json',
       ]);
+      expect(readJson(join(dir, 'failed', 'x.result.result.json')).error!.code).toBe('Watch.ReservedName');
       const bad = readJson(join(dir, 'failed', 'malo.result.json'));
       expect(bad.ok).toBe(false);
       expect(bad.error!.code).toBe('Validation.Failed');

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Flags } from '@oclif/core';
+import { Errors, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { askSetup } from '../init-wizard.js';
 import { readStdinLine, stdinIsTty } from '../prompts.js';
@@ -67,7 +67,14 @@ export default class Init extends EcfCommand {
           'ecf init asks its questions on a terminal, and stdin is not one. Run it with --yes: alone to only prepare the data directory, or with --rnc, --legal-name, --cert, --range ... to set up a tenant.',
         );
       }
-      const answers = await askSetup({ dataDir });
+      let answers;
+      try {
+        answers = await askSetup({ dataDir });
+      } catch (err) {
+        // Ctrl-C: nothing was written yet.
+        if (err instanceof Error && err.name === 'ExitPromptError') Errors.exit(130);
+        throw err;
+      }
       dataDir = answers.dataDir;
       setup = answers.setup;
       startSandbox = answers.startSandbox;

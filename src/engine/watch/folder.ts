@@ -234,6 +234,9 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
   /** Issues one claimed file (in processing); returns undefined when it must be tried again later. */
   async function processClaimed(name: string): Promise<WatchResult | undefined> {
     const path = join(processing, name);
+    if (/\.result\.json$/i.test(name)) {
+      return finishFailed(name, { code: 'Watch.ReservedName', message: `${name} ends in .result.json, the name of the watcher's results; rename it.` });
+    }
     if (extname(name).toLowerCase() !== '.json') {
       return finishFailed(name, { code: 'Watch.NotJsonFile', message: `${name} is not a .json file; drop one issue payload per *.json file.` });
     }
@@ -322,6 +325,8 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
     if (where === 'inbox') {
       if (!(await settled(name))) return;
       if (!claim(name)) return;
+    } else if (!existsSync(join(processing, name))) {
+      return; // finished meanwhile
     }
     for (;;) {
       try {
@@ -433,7 +438,13 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
       }
       if (!closed && Date.now() - lastPoll >= pollMs) {
         lastPoll = Date.now();
-        scanInbox(); // a safety net for events a file system did not deliver
+        // A safety net: events a file system did not deliver, and files left in processing by an error writing their results.
+        try {
+          for (const n of readdirSync(processing)) if (!n.endsWith('.tmp')) enqueue(`processing/${n}`);
+        } catch (err) {
+          options.onError?.(err);
+        }
+        scanInbox();
         if (options.follow) await refreshFollowed();
       }
     }
