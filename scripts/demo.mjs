@@ -110,7 +110,7 @@ async function makeTestP12(dir, rnc, password) {
 }
 
 // 1. The data directory.
-ecf(['init']);
+ecf(['init', '--yes']);
 
 // 2. The demo tenant.
 let tenant = ecf(['tenant', 'list']).out.find((t) => t.rnc === RNC);

@@ -56,6 +56,7 @@ import ReceivedList from './commands/received/list.js';
 import ReceivedShow from './commands/received/show.js';
 import ReceivedApprove from './commands/received/approve.js';
 import ReceivedReject from './commands/received/reject.js';
+import Watch from './commands/watch.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -74,6 +75,7 @@ export const commands = {
   init: Init,
   migrate: Migrate,
   serve: Serve,
+  watch: Watch,
   'tenant:create': TenantCreate,
   'org:create': OrgCreate,
   'org:list': OrgList,

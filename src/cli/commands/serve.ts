@@ -3,6 +3,10 @@ import { EcfCommand } from '../base.js';
 import { buildApp } from '../../http/app.js';
 import { startScheduler, type Scheduler } from '../../jobs/scheduler.js';
 import { startSandbox } from '../../sandbox/index.js';
+import { resolve } from 'node:path';
+import { resolveTenant } from '../tenant-flag.js';
+import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
+import { describeWatchResult } from './watch.js';
 
 export default class Serve extends EcfCommand {
   static override description =
@@ -14,6 +18,9 @@ export default class Serve extends EcfCommand {
     jobs: Flags.boolean({ description: 'Run the background jobs (submission, delivery, notices)', default: true, allowNo: true }),
     'log-level': Flags.string({ options: ['fatal', 'error', 'warn', 'info', 'debug'], default: 'info' }),
     sandbox: Flags.boolean({ description: 'Also run the built-in tax authority sandbox and send every environment to it', default: false }),
+    watch: Flags.string({ description: 'Also issue the *.json files dropped into DIR/inbox, as `ecf watch DIR` does', helpValue: 'DIR' }),
+    'watch-tenant': Flags.string({ description: 'Tenant id or RNC the dropped files are issued for (may be left out with one tenant)' }),
+    'watch-follow': Flags.boolean({ description: "Rewrite the result JSON in DIR/done as the authority's verdict arrives", default: false }),
   };
 
   async run() {
@@ -31,6 +38,19 @@ export default class Serve extends EcfCommand {
         onError: (job, error) => app.log.error({ job, err: error }, 'job failed'),
       });
     }
+    let watcher: FolderWatcher | undefined;
+    if (flags.watch) {
+      const tenant = await resolveTenant(engine, flags['watch-tenant']);
+      watcher = await watchFolder({
+        engine,
+        tenantId: tenant.id,
+        dir: resolve(flags.watch),
+        follow: flags['watch-follow'],
+        onResult: (r) => app.log.info({ watch: r.file, ok: r.ok, encf: r.encf }, describeWatchResult(r)),
+        onError: (err) => app.log.error({ err }, 'watch failed'),
+      });
+      this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
+    }
     this.log(`ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
     if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}`);
 
@@ -39,6 +59,7 @@ export default class Serve extends EcfCommand {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    await watcher?.close();
     await scheduler?.stop();
     await app.close();
     await sandbox?.close();
