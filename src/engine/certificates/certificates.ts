@@ -6,6 +6,7 @@ import { EngineError, ValidationError, conflict, notFound, type FieldError } fro
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { CertificatesTable } from '../store/schema.js';
+import { prepared } from '../store/prepared.js';
 import { currentSecretStore, storeOf } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { requireTenant } from '../tenants/tenants.js';
@@ -65,9 +66,10 @@ function view(row: Row, tenantRnc: string, signing: Row | undefined, now: Date):
   };
 }
 
-async function tenantRows(db: Db, tenantId: string): Promise<Row[]> {
-  return db.selectFrom('certificates').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
-}
+const tenantRows_ = prepared((db, p: { tenantId: string }) =>
+  db.selectFrom('certificates').selectAll().where('tenant_id', '=', p.tenantId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+);
+const tenantRows = (db: Db, tenantId: string): Promise<Row[]> => tenantRows_(db, { tenantId });
 
 /** Views of a tenant's certificates, newest first, with status as of now. */
 export async function listCertificates(engine: Engine, tenantId: string): Promise<CertificateView[]> {

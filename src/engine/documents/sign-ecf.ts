@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { money } from '../money.js';
 import type { Environment } from '../schema-types.js';
-import { securityCode, signCanonical, signatureTimestamp, type SigningKey } from '../signing/xmldsig.js';
+import { securityCode, signCanonical, signCanonicalOffThread, signatureTimestamp, type SignedXml, type SigningKey } from '../signing/xmldsig.js';
 import { consumerTimbreUrl, standardTimbreUrl } from '../signing/timbre.js';
 import { serialize } from '../xml/canonical.js';
 import type { DocumentKind } from '../xml/schema-trees.generated.js';
@@ -34,12 +34,17 @@ export interface SignEcfInput {
   readonly now: Date;
 }
 
-/** Builds the e-CF (and the RFCE where it applies) in canonical form and signs them. */
-export function signEcf(input: SignEcfInput): SignedEcf {
-  const { document: doc, computed, issuer, numbering, key, now } = input;
+/**
+ * The steps of signing an e-CF, with each RSA signature left to the caller:
+ * the generator yields a canonical document and is resumed with it signed.
+ * The RFCE's signature needs the e-CF's first (its security code), so there
+ * are one or two yields, in order.
+ */
+function* ecfSigning(input: SignEcfInput): Generator<string, SignedEcf, SignedXml> {
+  const { document: doc, computed, issuer, numbering, now } = input;
   const signedAtText = signatureTimestamp(now);
   const data = ecfData(doc, computed, issuer, numbering, signedAtText);
-  const signed = signCanonical(serialize(`ecf${doc.type}` as DocumentKind, data), key);
+  const signed = yield serialize(`ecf${doc.type}` as DocumentKind, data);
   const code = securityCode(signed.signatureValue);
   const montoTotal = money(computed.totals.montoTotal);
   const rfce = takesRfce(doc.type, computed.totals);
@@ -63,6 +68,24 @@ export function signEcf(input: SignEcfInput): SignedEcf {
     signedAt: now,
     signedAtText,
     qrUrl,
-    rfceXml: rfce ? signCanonical(serialize('rfce', rfceData(data, computed.totals, code)), key).xml : null,
+    rfceXml: rfce ? (yield serialize('rfce', rfceData(data, computed.totals, code))).xml : null,
   };
+}
+
+/** Builds the e-CF (and the RFCE where it applies) in canonical form and signs them. */
+export function signEcf(input: SignEcfInput): SignedEcf {
+  const steps = ecfSigning(input);
+  for (let step = steps.next(); ; ) {
+    if (step.done) return step.value;
+    step = steps.next(signCanonical(step.value, input.key));
+  }
+}
+
+/** signEcf with the RSA operations on the thread pool (see signCanonicalOffThread). */
+export async function signEcfOffThread(input: SignEcfInput): Promise<SignedEcf> {
+  const steps = ecfSigning(input);
+  for (let step = steps.next(); ; ) {
+    if (step.done) return step.value;
+    step = steps.next(await signCanonicalOffThread(step.value, input.key));
+  }
 }

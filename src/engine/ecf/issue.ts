@@ -6,14 +6,16 @@ import { emit } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { money } from '../money.js';
 import { signingCredentials } from '../certificates/certificates.js';
-import { signEcf } from '../documents/sign-ecf.js';
+import { signEcfOffThread } from '../documents/sign-ecf.js';
 import { computeTotals } from '../documents/totals.js';
 import { validateIssue, type NormalizedDocument } from '../documents/validate.js';
 import type { Issuer } from '../documents/ecf-xml.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { allocateIn, annulmentOf } from '../sequences/ranges.js';
 import { getSettings } from '../settings/settings.js';
-import { inTransaction, type Db, type Tx } from '../store/database.js';
+import type { Db, Tx } from '../store/database.js';
+import { inGroupCommit } from '../store/group-commit.js';
+import { insertRow, prepared } from '../store/prepared.js';
 import type { EcfTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
 import { getEmitterProfile } from '../tenants/emitter-profile.js';
@@ -45,13 +47,15 @@ type Row = Selectable<EcfTable>;
 
 const MAX_KEY_LENGTH = 200;
 
-async function byKey(db: Db, tenantId: string, key: string): Promise<Row | undefined> {
-  return db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('idempotency_key', '=', key).executeTakeFirst();
-}
-
-async function byInternalNumber(db: Db, tenantId: string, internalNumber: string): Promise<Row | undefined> {
-  return db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('internal_number', '=', internalNumber).executeTakeFirst();
-}
+const byKey_ = prepared((db, p: { tenantId: string; key: string }) =>
+  db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('idempotency_key', '=', p.key),
+);
+const byInternalNumber_ = prepared((db, p: { tenantId: string; internalNumber: string }) =>
+  db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('internal_number', '=', p.internalNumber),
+);
+const byKey = async (db: Db, tenantId: string, key: string): Promise<Row | undefined> => (await byKey_(db, { tenantId, key }))[0];
+const byInternalNumber = async (db: Db, tenantId: string, internalNumber: string): Promise<Row | undefined> =>
+  (await byInternalNumber_(db, { tenantId, internalNumber }))[0];
 
 /** An e-CF this request already issued, if any: same key (and same body), or same internalNumber. */
 async function replay(db: Db, tenantId: string, key: string, requestHash: string, internalNumber: string | null): Promise<Row | undefined> {
@@ -140,7 +144,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   const print = fingerprint(doc, montoTotal);
   const toleranceWarning = outcome.warnings.length ? outcome.warnings.map((w) => `${w.path}: ${w.message}`).join('; ') : null;
 
-  return inTransaction(engine.db, async (tx) => {
+  return inGroupCommit(engine.db, async (tx) => {
     // Another request with this key or internal number may have committed since the first look.
     const raced = await replay(tx, tenantId, key, requestHash, internalNumber);
     if (raced) return { ecf: ecfView(raced), created: false };
@@ -166,7 +170,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       numbering = { encf: doc.encf!, sequenceExpiresOn: doc.sequenceExpiresOn, rangeId: null };
     }
 
-    const signed = signEcf({ document: doc, computed, issuer, numbering, key: key_, environment, now });
+    const signed = await signEcfOffThread({ document: doc, computed, issuer, numbering, key: key_, environment, now });
     const row: Row = {
       id: newId(),
       tenant_id: tenantId,
@@ -198,11 +202,12 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       retry: null,
       updated_at: null,
     };
-    await tx.insertInto('ecf').values(row).execute();
-    await tx
-      .insertInto('ecf_documents')
-      .values({ ecf_id: row.id, xml: Buffer.from(signed.xml, 'utf8'), rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null })
-      .execute();
+    await insertRow(tx, 'ecf', row);
+    await insertRow(tx, 'ecf_documents', {
+      ecf_id: row.id,
+      xml: Buffer.from(signed.xml, 'utf8'),
+      rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null,
+    });
     await queueSubmission(tx, now, { id: row.id, tenantId });
     if (environment === 'production') {
       await noteMonthlyEmission(tx, now, tenantId, monthlyCap);
@@ -216,15 +221,18 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   });
 }
 
-async function recentTwin(tx: Tx, tenantId: string, print: string, since: Date) {
-  return tx
+const recentTwin_ = prepared((db, p: { tenantId: string; print: string; since: string }) =>
+  db
     .selectFrom('ecf')
     .select(['id', 'encf', 'issued_at'])
-    .where('tenant_id', '=', tenantId)
-    .where('fingerprint', '=', print)
-    .where('issued_at', '>=', since.toISOString())
+    .where('tenant_id', '=', p.tenantId)
+    .where('fingerprint', '=', p.print)
+    .where('issued_at', '>=', p.since)
     .orderBy('issued_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1),
+);
+
+async function recentTwin(tx: Tx, tenantId: string, print: string, since: Date) {
+  return (await recentTwin_(tx, { tenantId, print, since: since.toISOString() }))[0];
 }
 

@@ -7,6 +7,7 @@ import { emit } from '../events/outbox.js';
 import { DateTime, Nullable, Uuid } from '../schema-types.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import type { EmissionPausesTable } from '../store/schema.js';
+import { prepared } from '../store/prepared.js';
 import { requireOrganization } from '../tenants/organizations.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { check } from '../validation.js';
@@ -70,20 +71,23 @@ const inForce = (row: PauseRow | undefined, now: Date): row is PauseRow =>
   !!row && (row.until === null || Date.parse(row.until) > now.getTime());
 
 /** The pauses of a tenant and its organization that are in force now (read in the caller's transaction or not). */
+const tenantPauses = prepared((db, p: { tenantId: string }) =>
+  db.selectFrom('emission_pauses').selectAll().where((eb) => eb.and([eb('scope', '=', 'tenant'), eb('subject_id', '=', p.tenantId)])),
+);
+const tenantAndOrganizationPauses = prepared((db, p: { tenantId: string; organizationId: string }) =>
+  db
+    .selectFrom('emission_pauses')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('scope', '=', 'tenant'), eb('subject_id', '=', p.tenantId)]),
+        eb.and([eb('scope', '=', 'organization'), eb('subject_id', '=', p.organizationId)]),
+      ]),
+    ),
+);
+
 async function pausesOf(db: Db, now: Date, tenantId: string, organizationId: string | null): Promise<{ tenant?: PauseRow; organization?: PauseRow }> {
-  let q = db.selectFrom('emission_pauses').selectAll().where((eb) => eb.and([eb('scope', '=', 'tenant'), eb('subject_id', '=', tenantId)]));
-  if (organizationId) {
-    q = db
-      .selectFrom('emission_pauses')
-      .selectAll()
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('scope', '=', 'tenant'), eb('subject_id', '=', tenantId)]),
-          eb.and([eb('scope', '=', 'organization'), eb('subject_id', '=', organizationId)]),
-        ]),
-      );
-  }
-  const rows = await q.execute();
+  const rows = organizationId ? await tenantAndOrganizationPauses(db, { tenantId, organizationId }) : await tenantPauses(db, { tenantId });
   const tenant = rows.find((r) => r.scope === 'tenant');
   const organization = rows.find((r) => r.scope === 'organization');
   return { ...(inForce(tenant, now) && { tenant }), ...(inForce(organization, now) && { organization }) };

@@ -9,6 +9,7 @@ import { TYPE_NAMES } from '../documents/types.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';
 import type { SequenceRangesTable } from '../store/schema.js';
+import { prepared } from '../store/prepared.js';
 import type { Environment } from '../schema-types.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { check } from '../validation.js';
@@ -124,6 +125,23 @@ export interface Allocation extends AllocatedSequence {
  * reaches the low-stock fraction and `sequence.exhausted` when it runs out,
  * once each.
  */
+const openRangesOf = prepared((db, p: { tenantId: string; environment: string; type: number; today: string }) =>
+  db
+    .selectFrom('sequence_ranges')
+    .selectAll()
+    .where('tenant_id', '=', p.tenantId)
+    .where('environment', '=', p.environment)
+    .where('type', '=', p.type)
+    .where('active', '=', 1)
+    .whereRef('next', '<=', 'range_to')
+    .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', p.today)]))
+    .orderBy('range_from')
+    .limit(1),
+);
+const movePointer = prepared((db, p: { id: string; from: number; next: number; annulledAhead: number }) =>
+  db.updateTable('sequence_ranges').set({ next: p.next, annulled_ahead: p.annulledAhead }).where('id', '=', p.id).where('next', '=', p.from),
+);
+
 export async function allocateIn(
   tx: Tx,
   now: Date,
@@ -132,18 +150,7 @@ export async function allocateIn(
   type: number,
   lowStockFraction: number,
 ): Promise<Allocation> {
-  const today = dominicanDate(now);
-  const range = await tx
-    .selectFrom('sequence_ranges')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('environment', '=', environment)
-    .where('type', '=', type)
-    .where('active', '=', 1)
-    .whereRef('next', '<=', 'range_to')
-    .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', today)]))
-    .orderBy('range_from')
-    .executeTakeFirst();
+  const [range] = await openRangesOf(tx, { tenantId, environment, type, today: dominicanDate(now) });
   if (!range) {
     throw new EngineError(
       'conflict',
@@ -154,12 +161,7 @@ export async function allocateIn(
   const sequential = range.next;
   const moved =
     range.annulled_ahead > 0 ? await skipAnnulled(tx, range.id, sequential + 1, range.annulled_ahead) : { next: sequential + 1, annulledAhead: 0 };
-  await tx
-    .updateTable('sequence_ranges')
-    .set({ next: moved.next, annulled_ahead: moved.annulledAhead })
-    .where('id', '=', range.id)
-    .where('next', '=', sequential)
-    .execute();
+  await movePointer(tx, { id: range.id, from: sequential, next: moved.next, annulledAhead: moved.annulledAhead });
   const after = { ...range, next: moved.next, annulled_ahead: moved.annulledAhead };
   const view = rangeView(after, lowStockFraction);
   if (view.remaining === 0) {

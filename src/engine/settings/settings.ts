@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
 import { requireTenant } from '../tenants/tenants.js';
+import { prepared } from '../store/prepared.js';
 import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';
 
 const PLATFORM = 'platform';
@@ -33,22 +34,26 @@ export async function getSetting<T = unknown>(engine: Engine, key: SettingKey, t
   return (await settingView(engine, key, tenantId)).value as T;
 }
 
-export async function settingView(engine: Engine, key: string, tenantId?: string | null): Promise<SettingView> {
-  const def = definition(key);
-  const scopes = tenantId && def.scope === 'tenant' ? [tenantId, PLATFORM] : [PLATFORM];
-  const rows = await engine.db
+const keyRows = prepared((db, p: { key: string; tenantId: string; platform: string }) =>
+  db
     .selectFrom('settings')
     .select(['scope', 'value'])
-    .where('key', '=', key)
-    .where('scope', 'in', scopes)
-    .execute();
-  const own = rows.find((r) => r.scope !== PLATFORM);
+    .where('key', '=', p.key)
+    .where((eb) => eb.or([eb('scope', '=', p.tenantId), eb('scope', '=', p.platform)])),
+);
+
+export async function settingView(engine: Engine, key: string, tenantId?: string | null): Promise<SettingView> {
+  const def = definition(key);
+  // A platform-only setting never takes a tenant's row: both scopes are asked for the platform's then.
+  const own = tenantId && def.scope === 'tenant' ? tenantId : PLATFORM;
+  const rows = await keyRows(engine.db, { key, tenantId: own, platform: PLATFORM });
+  const tenantRow = rows.find((r) => r.scope !== PLATFORM);
   const platform = rows.find((r) => r.scope === PLATFORM);
-  const hit = own ?? platform;
+  const hit = tenantRow ?? platform;
   return {
     key,
     value: hit ? (JSON.parse(hit.value) as unknown) : def.default,
-    source: own ? 'tenant' : platform ? 'platform' : 'default',
+    source: tenantRow ? 'tenant' : platform ? 'platform' : 'default',
     scope: def.scope,
     default: def.default,
     description: def.description,
@@ -56,14 +61,14 @@ export async function settingView(engine: Engine, key: string, tenantId?: string
 }
 
 /** Several effective values in one read (the issuing path reads four per request). */
+const scopeRows = prepared((db, p: { tenantId: string; platform: string }) =>
+  db.selectFrom('settings').select(['scope', 'key', 'value']).where((eb) => eb.or([eb('scope', '=', p.tenantId), eb('scope', '=', p.platform)])),
+);
+
 export async function getSettings<K extends SettingKey>(engine: Engine, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
   const defs = keys.map(definition);
-  const rows = await engine.db
-    .selectFrom('settings')
-    .select(['scope', 'key', 'value'])
-    .where('key', 'in', keys as readonly string[])
-    .where('scope', 'in', [tenantId, PLATFORM])
-    .execute();
+  // Every row of both scopes (a few dozen at most): one statement whatever keys are asked for.
+  const rows = await scopeRows(engine.db, { tenantId, platform: PLATFORM });
   const out = {} as Record<K, unknown>;
   for (const def of defs) {
     const own = def.scope === 'tenant' ? rows.find((r) => r.key === def.key && r.scope === tenantId) : undefined;

@@ -72,23 +72,54 @@ function canonicalSignedInfo(body: string, rootNamespaces: readonly (readonly [s
   return `<SignedInfo xmlns="${DSIG}"${inherited}>${body}</SignedInfo>`;
 }
 
+interface Envelope {
+  /** The bytes RSA signs: SignedInfo in canonical form. */
+  readonly signedInfo: Buffer;
+  readonly finish: (signature: Buffer) => SignedXml;
+}
+
 /**
- * Signs a document given in canonical form (no declaration, no whitespace
- * between elements, root without a default namespace). The Signature goes
- * in as the root's last child.
+ * Everything around the one RSA operation: the digest, SignedInfo, and the
+ * Signature element put in as the root's last child. The document comes in
+ * canonical form (no declaration, no whitespace between elements, root
+ * without a default namespace).
  */
-export function signCanonical(canonical: string, key: SigningKey, options: SignOptions = {}): SignedXml {
+function envelope(canonical: string, key: SigningKey, options: SignOptions): Envelope {
   const close = canonical.lastIndexOf('</');
   if (close < 0 || !canonical.endsWith('>')) throw new Error('signCanonical needs a whole canonical document');
   const digestValue = createHash('sha256').update(canonical, 'utf8').digest('base64');
   const body = signedInfoBody(digestValue);
-  const signatureValue = sign('sha256', Buffer.from(canonicalSignedInfo(body, options.rootNamespaces ?? []), 'utf8'), key.privateKey).toString('base64');
-  const signature =
-    `<Signature xmlns="${DSIG}"><SignedInfo>${body}</SignedInfo>` +
-    `<SignatureValue>${signatureValue}</SignatureValue>` +
-    `<KeyInfo><X509Data><X509Certificate>${key.certificateBase64}</X509Certificate></X509Data></KeyInfo></Signature>`;
-  const xml = `${options.declaration === false ? '' : '<?xml version="1.0" encoding="utf-8"?>'}${canonical.slice(0, close)}${signature}${canonical.slice(close)}`;
-  return { xml, signatureValue, digestValue };
+  return {
+    signedInfo: Buffer.from(canonicalSignedInfo(body, options.rootNamespaces ?? []), 'utf8'),
+    finish: (rsa) => {
+      const signatureValue = rsa.toString('base64');
+      const signature =
+        `<Signature xmlns="${DSIG}"><SignedInfo>${body}</SignedInfo>` +
+        `<SignatureValue>${signatureValue}</SignatureValue>` +
+        `<KeyInfo><X509Data><X509Certificate>${key.certificateBase64}</X509Certificate></X509Data></KeyInfo></Signature>`;
+      const xml = `${options.declaration === false ? '' : '<?xml version="1.0" encoding="utf-8"?>'}${canonical.slice(0, close)}${signature}${canonical.slice(close)}`;
+      return { xml, signatureValue, digestValue };
+    },
+  };
+}
+
+/** Signs a document given in canonical form; the Signature goes in as the root's last child. */
+export function signCanonical(canonical: string, key: SigningKey, options: SignOptions = {}): SignedXml {
+  const e = envelope(canonical, key, options);
+  return e.finish(sign('sha256', e.signedInfo, key.privateKey));
+}
+
+/**
+ * signCanonical with the RSA operation on libuv's thread pool: a server
+ * signing many documents keeps its event loop (HTTP, validation, the store)
+ * on one core while the private-key operations use another.
+ */
+export async function signCanonicalOffThread(canonical: string, key: SigningKey, options: SignOptions = {}): Promise<SignedXml> {
+  const e = envelope(canonical, key, options);
+  const rsa = await new Promise<Buffer>((resolve, reject) =>
+    sign('sha256', e.signedInfo, key.privateKey, (error, signature) => (error ? reject(error) : resolve(signature))),
+  );
+  return e.finish(rsa);
 }
 
 /** NOTES §6: the first six characters of the base64 SignatureValue. */

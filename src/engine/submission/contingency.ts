@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 
 /**
  * Contingency: the authority cannot be reached. e-CF keep being issued and
@@ -22,8 +23,10 @@ export interface ContingencyState {
 const KEY = 'contingency';
 const NORMAL: ContingencyState = { active: false, source: null, changedAt: null, failingSince: null };
 
+const stateRow = prepared((db, p: { key: string }) => db.selectFrom('platform_state').select('value').where('key', '=', p.key));
+
 export async function contingencyState(db: Db): Promise<ContingencyState> {
-  const row = await db.selectFrom('platform_state').select('value').where('key', '=', KEY).executeTakeFirst();
+  const [row] = await stateRow(db, { key: KEY });
   return row ? (JSON.parse(row.value) as ContingencyState) : NORMAL;
 }
 

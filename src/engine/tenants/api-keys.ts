@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 import { check } from '../validation.js';
 import { Type } from '@sinclair/typebox';
 import { Nullable, Text, Uuid } from '../schema-types.js';
@@ -132,15 +133,13 @@ export async function revokeApiKey(engine: Engine, idOrPrefix: string): Promise<
 }
 
 /** The principal a presented key stands for; 401 codes for a missing, malformed, unknown or revoked key. */
+const keyByHash = prepared((db, p: { hash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', p.hash));
+
 export async function authenticate(engine: Engine, presented: string | undefined): Promise<Principal> {
   if (!presented) throw unauthenticated('Auth.MissingKey', 'Send an API key in the X-API-Key header.');
   const invalid = () => unauthenticated('Auth.InvalidKey', 'The API key is not valid or has been revoked.');
   if (!KEY_FORMAT.test(presented)) throw invalid();
-  const row = await engine.db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', hashApiKey(presented))
-    .executeTakeFirst();
+  const [row] = await keyByHash(engine.db, { hash: hashApiKey(presented) });
   if (!row || row.revoked_at) throw invalid();
 
   const now = engine.clock.now();

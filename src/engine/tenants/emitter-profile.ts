@@ -2,6 +2,7 @@ import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 import { check } from '../validation.js';
 import { EmitterProfileBody, EmitterProfilePatch, type EmitterProfileView } from './schemas.js';
 import { requireTenant } from './tenants.js';
@@ -15,9 +16,11 @@ const missingProfile = () =>
     'This tenant has no emitter profile yet; the operator creates it with `ecf tenant profile`.',
   );
 
+const profileOf = prepared((db, p: { tenantId: string }) => db.selectFrom('emitter_profiles').selectAll().where('tenant_id', '=', p.tenantId));
+
 async function load(db: Db, tenantId: string): Promise<EmitterProfileView | null> {
   const tenant = await requireTenant(db, tenantId);
-  const row = await db.selectFrom('emitter_profiles').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+  const [row] = await profileOf(db, { tenantId });
   return row ? profileView(row, tenant.default_environment) : null;
 }
 

@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 import type { TenantsTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { requireOrganization } from './organizations.js';
@@ -14,10 +15,10 @@ import {
 import { tenantView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
+const tenantById = prepared((db, p: { id: string }) => db.selectFrom('tenants').selectAll().where('id', '=', p.id));
+
 export async function requireTenant(db: Db, id: string): Promise<Selectable<TenantsTable>> {
-  const row = isUuid(id)
-    ? await db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst()
-    : undefined;
+  const row = isUuid(id) ? (await tenantById(db, { id }))[0] : undefined;
   if (!row) throw notFound('Tenant');
   return row;
 }

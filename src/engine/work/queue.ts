@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { WorkTable } from '../store/schema.js';
+import { prepared } from '../store/prepared.js';
 import { newId } from '../ids.js';
 
 /**
@@ -60,25 +61,27 @@ function toItem(row: Selectable<WorkTable>): WorkItem {
  * with the same kind and ref is already pending, nothing is added and its id
  * is returned.
  */
+const insertWork = prepared(
+  (db, p: { id: string; kind: string; tenantId: string | null; ref: string | null; payload: string; dueAt: string; stamp: string }) =>
+    db
+      .insertInto('work')
+      .values({ id: p.id, kind: p.kind, tenant_id: p.tenantId, ref: p.ref, payload: p.payload, due_at: p.dueAt, attempts: 0, created_at: p.stamp, updated_at: p.stamp })
+      .onConflict((oc) => oc.columns(['kind', 'ref']).doNothing())
+      .returning('id'),
+);
+
 export async function enqueue(db: Db, now: Date, input: EnqueueInput): Promise<string> {
   const id = newId();
   const stamp = now.toISOString();
-  const inserted = await db
-    .insertInto('work')
-    .values({
-      id,
-      kind: input.kind,
-      tenant_id: input.tenantId ?? null,
-      ref: input.ref ?? null,
-      payload: JSON.stringify(input.payload ?? null),
-      due_at: (input.dueAt ?? now).toISOString(),
-      attempts: 0,
-      created_at: stamp,
-      updated_at: stamp,
-    })
-    .onConflict((oc) => oc.columns(['kind', 'ref']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const [inserted] = await insertWork(db, {
+    id,
+    kind: input.kind,
+    tenantId: input.tenantId ?? null,
+    ref: input.ref ?? null,
+    payload: JSON.stringify(input.payload ?? null),
+    dueAt: (input.dueAt ?? now).toISOString(),
+    stamp,
+  });
   if (inserted) return inserted.id;
   const existing = await db
     .selectFrom('work')
