@@ -47,9 +47,13 @@ const ready = await new Promise<{ port: number; key: string }>((resolve, reject)
   server.once('message', (m) => resolve(m as { port: number; key: string }));
   server.once('exit', (code) => reject(new Error(`issue-server exited with ${code} before listening`)));
 });
-const serverCpu = () =>
-  new Promise<NodeJS.CpuUsage>((resolve) => {
-    server.once('message', (m) => resolve((m as { cpu: NodeJS.CpuUsage }).cpu));
+interface ServerUsage {
+  readonly cpu: NodeJS.CpuUsage;
+  readonly elu: { readonly active: number };
+}
+const serverUsage = () =>
+  new Promise<ServerUsage>((resolve) => {
+    server.once('message', (m) => resolve(m as ServerUsage));
     server.send('cpu');
   });
 
@@ -135,17 +139,21 @@ console.log(`raw RSA-2048 sign (server idle)   ${fmt(raw)} /s`);
 await load(4, 1000); // warm-up: JIT, statement cache, credentials opened
 let totalErrors = 0;
 async function measure(label: string, n: number, identical = false): Promise<void> {
-  const cpu0 = await serverCpu();
+  const usage0 = await serverUsage();
   const own0 = process.cpuUsage();
   const r = await load(n, seconds * 1000, identical);
   const own = process.cpuUsage(own0);
-  const cpu1 = await serverCpu();
+  const usage1 = await serverUsage();
   const okPerSec = r.latencies.length / r.elapsed;
   const errors = [...r.failures.values()].reduce((a, b) => a + b, 0);
   totalErrors += errors;
   const p50 = percentile(r.latencies, 50);
   const p99 = percentile(r.latencies, 99);
-  const serverCpuShare = ((cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1e6 / r.elapsed) * 100;
+  const serverCpuMs = (usage1.cpu.user - usage0.cpu.user + usage1.cpu.system - usage0.cpu.system) / 1000;
+  const serverCpuShare = (serverCpuMs / 1000 / r.elapsed) * 100;
+  // Per e-CF: CPU of the whole server process (RSA on the thread pool included) and busy time of its event loop.
+  const perEcf = (ms: number) => (r.latencies.length ? (ms / r.latencies.length).toFixed(2) : '-');
+  const loopMs = usage1.elu.active - usage0.elu.active;
   const clientCpuShare = ((own.user + own.system) / 1e6 / r.elapsed) * 100;
   const ratio = okPerSec / raw;
   const ratioMark = ratio >= 0.5 ? 'ok' : 'MISSED';
@@ -153,6 +161,7 @@ async function measure(label: string, n: number, identical = false): Promise<voi
   console.log(
     `${label} N=${String(n).padStart(2)}  ${fmt(okPerSec)} e-CF/s   p50 ${fmt(p50, 6, 1)} ms   p99 ${fmt(p99, 6, 1)} ms${p99Target}` +
       `   ratio ${ratio.toFixed(3)}${identical ? '' : ` (target >= 0.50: ${ratioMark})`}   CPU server ${fmt(serverCpuShare, 3)}% client ${fmt(clientCpuShare, 3)}%` +
+      `   per e-CF: server CPU ${perEcf(serverCpuMs)} ms, event loop busy ${perEcf(loopMs)} ms` +
       `   201: ${r.latencies.length}, errors: ${errors}${errors ? ` ${JSON.stringify(Object.fromEntries(r.failures))}` : ''}`,
   );
   if (r.firstFailure) console.log(`      first failure: ${r.firstFailure}`);
