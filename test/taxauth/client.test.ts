@@ -188,6 +188,19 @@ describe('TaxauthClient failures', () => {
     await expect(html.result(TOKEN, 'x')).rejects.toMatchObject({ kind: 'protocol' });
   });
 
+  it('refuses an upload answered with JSON that is not an object, whichever service took it', async () => {
+    const { client } = await fakeAuthority((_req, res) => json(res, [{ trackId: 'T-1', codigo: 1, estado: 'Aceptado' }]));
+    const sends = {
+      recepcion: () => client.sendEcf(TOKEN, upload),
+      recepcionfc: () => client.sendRfce(TOKEN, upload),
+      anulacionrangos: () => client.annulRanges(TOKEN, upload),
+      aprobacioncomercial: () => client.sendCommercialApproval(TOKEN, upload),
+    };
+    for (const [operation, send] of Object.entries(sends)) {
+      await expect(send(), operation).rejects.toMatchObject({ kind: 'protocol', status: 200, operation, message: /the answer is not a JSON object/ });
+    }
+  });
+
   it('gives up after the timeout with kind timeout', async () => {
     const { client } = await fakeAuthority(() => undefined); // never answers
     const started = Date.now();

@@ -4,6 +4,7 @@ import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';
 import { DateString, Decimal, EnvironmentSchema, Integer } from '../schema-types.js';
 import { check } from '../validation.js';
 import { ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
@@ -51,8 +52,6 @@ export async function ecfXml(engine: Engine, tenantId: string, id: string, rfce 
   return { encf: row.encf, bytes: row.xml };
 }
 
-export const MAX_PAGE_SIZE = 200;
-
 /** The contract's list parameters, with the contract's names. */
 export const ListQuery = Type.Object(
   {
@@ -67,23 +66,15 @@ export const ListQuery = Type.Object(
     MaxAmount: Type.Optional(Decimal()),
     Sort: Type.Optional(Type.Union([Type.Literal('issuedAt'), Type.Literal('montoTotal')], { errorMessage: 'must be issuedAt or montoTotal' })),
     Order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { errorMessage: 'must be desc or asc' })),
-    Page: Type.Optional(Integer({ description: '1-based, default 1' })),
-    PageSize: Type.Optional(Integer({ description: `default 20, at most ${MAX_PAGE_SIZE}` })),
+    Page: Type.Optional(PageNumber()),
+    PageSize: Type.Optional(PageSize()),
     Skip: Type.Optional(Integer({ description: 'Rows to skip; when given it replaces the offset implied by Page' })),
   },
   { additionalProperties: false },
 );
 export type ListQuery = Static<typeof ListQuery>;
 
-export const PagedEcf = Type.Object({
-  items: Type.Array(EcfSummary),
-  totalCount: Type.Integer(),
-  page: Type.Integer(),
-  pageSize: Type.Integer(),
-  totalPages: Type.Integer(),
-  hasNextPage: Type.Boolean(),
-  hasPreviousPage: Type.Boolean(),
-});
+export const PagedEcf = Paged(EcfSummary);
 export type PagedEcf = Static<typeof PagedEcf>;
 
 /** Sorts after every character, so `prefix + LAST_CHARACTER` bounds a prefix range. */
@@ -133,9 +124,7 @@ function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
 
 export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
   const q = check(ListQuery, query);
-  const pageSize = Math.min(Math.max(Number(q.PageSize ?? 20), 1), MAX_PAGE_SIZE);
-  const page = Math.max(Number(q.Page ?? 1), 1);
-  const offset = q.Skip !== undefined ? Math.max(Number(q.Skip), 0) : (page - 1) * pageSize;
+  const window = pageWindow({ page: q.Page, pageSize: q.PageSize, skip: q.Skip });
   const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
   const order = q.Order === 'asc' ? 'asc' : 'desc';
   const search = q.Search?.trim() || undefined;
@@ -145,7 +134,7 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
   if (search) {
     const hits = searchHits(engine, tenantId, search, q);
     const [pageHits, counted] = await Promise.all([
-      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('id', order).limit(pageSize).offset(offset).execute(),
+      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('id', order).limit(window.pageSize).offset(window.offset).execute(),
       engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     const rids = pageHits.map((h) => h.rid);
@@ -164,21 +153,11 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
     if (q.Status) counts = counts.where('status', '=', q.Status);
     if (q.Environment) counts = counts.where('environment', '=', q.Environment);
     [rows, count] = await Promise.all([
-      base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(pageSize).offset(offset).execute(),
+      base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(window.pageSize).offset(window.offset).execute(),
       countable
         ? counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow()
         : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
   }
-  const totalCount = Number(count.n);
-  const totalPages = Math.ceil(totalCount / pageSize);
-  return {
-    items: rows.map(summaryView),
-    totalCount,
-    page,
-    pageSize,
-    totalPages,
-    hasNextPage: offset + rows.length < totalCount,
-    hasPreviousPage: offset > 0,
-  };
+  return pageOf(rows.map(summaryView), Number(count.n), window);
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';
 import { DateString, Integer, Rnc } from '../schema-types.js';
 import { getSetting, setSetting } from '../settings/settings.js';
 import { requireTenant } from '../tenants/tenants.js';
@@ -44,8 +45,6 @@ export async function findReceivedEcf(engine: Engine, tenantId: string, idOrEncf
   return getReceivedEcf(engine, tenantId, row.id);
 }
 
-export const MAX_PAGE_SIZE = 200;
-
 export const ReceivedListQuery = Type.Object(
   {
     Status: Type.Optional(Type.Union([Type.Literal('received'), Type.Literal('not_received')], { errorMessage: 'must be received or not_received' })),
@@ -60,21 +59,13 @@ export const ReceivedListQuery = Type.Object(
     Type: Type.Optional(Integer()),
     From: Type.Optional(DateString({ description: 'Received from (Dominican day, inclusive)' })),
     To: Type.Optional(DateString({ description: 'Received to (Dominican day, inclusive)' })),
-    Page: Type.Optional(Integer({ description: '1-based, default 1' })),
-    PageSize: Type.Optional(Integer({ description: `default 20, at most ${MAX_PAGE_SIZE}` })),
+    Page: Type.Optional(PageNumber()),
+    PageSize: Type.Optional(PageSize()),
   },
   { additionalProperties: false },
 );
 
-export const PagedReceivedEcf = Type.Object({
-  items: Type.Array(ReceivedEcfSummary),
-  totalCount: Type.Integer(),
-  page: Type.Integer(),
-  pageSize: Type.Integer(),
-  totalPages: Type.Integer(),
-  hasNextPage: Type.Boolean(),
-  hasPreviousPage: Type.Boolean(),
-});
+export const PagedReceivedEcf = Paged(ReceivedEcfSummary);
 export type PagedReceivedEcf = Static<typeof PagedReceivedEcf>;
 
 const NAMES = Object.keys(ReceivedListQuery.properties);
@@ -95,9 +86,7 @@ const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_
 /** The inbox, newest first. */
 export async function listReceivedEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedReceivedEcf> {
   const q = check(ReceivedListQuery, canonicalNames(query), 'query');
-  const pageSize = Math.min(Math.max(Number(q.PageSize ?? 20), 1), MAX_PAGE_SIZE);
-  const page = Math.max(Number(q.Page ?? 1), 1);
-  const offset = (page - 1) * pageSize;
+  const window = pageWindow({ page: q.Page, pageSize: q.PageSize });
   const automatic = [...AUTOMATIC_APPROVAL_TYPES];
 
   let base = engine.db
@@ -128,19 +117,10 @@ export async function listReceivedEcf(engine: Engine, tenantId: string, query: u
   }
   const columns = RECEIVED_COLUMNS.map((c) => `r.${c}` as const);
   const [rows, count] = await Promise.all([
-    base.select([...columns, 'a.decision']).orderBy('r.received_at', 'desc').orderBy('r.id', 'desc').limit(pageSize).offset(offset).execute(),
+    base.select([...columns, 'a.decision']).orderBy('r.received_at', 'desc').orderBy('r.id', 'desc').limit(window.pageSize).offset(window.offset).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  const totalCount = Number(count.n);
-  return {
-    items: rows.map((r) => summaryView(r, r.decision)),
-    totalCount,
-    page,
-    pageSize,
-    totalPages: Math.ceil(totalCount / pageSize),
-    hasNextPage: offset + rows.length < totalCount,
-    hasPreviousPage: offset > 0,
-  };
+  return pageOf(rows.map((r) => summaryView(r, r.decision)), Number(count.n), window);
 }
 
 /** The ACECF external buyers sent over the tenant's e-CF, newest first (optionally of one e-CF). */

@@ -146,14 +146,8 @@ export class TaxauthClient {
   /** Sends a signed e-CF (NOTES §4.1); the verdict comes later, by trackId. */
   async sendEcf(token: string, upload: EcfUpload): Promise<{ trackId: string }> {
     const op = 'recepcion';
-    const answer = await this.#call(op, {
-      method: 'POST',
-      url: `${this.baseUrl}/${PATHS.reception}`,
-      token,
-      upload: { fileName: uploadName(upload), xml: upload.xml },
-    });
-    const json = this.#json(op, answer, token);
-    const trackId = isRecord(json) ? text(pick(json, 'trackId', 'trackid')) : null;
+    const { answer, json } = await this.#postUpload(op, `${this.baseUrl}/${PATHS.reception}`, token, upload);
+    const trackId = text(pick(json, 'trackId', 'trackid'));
     if (!trackId) {
       const said = collapseErrorBody(answer.body, answer.contentType);
       throw protocol(op, said ? `no trackId in the answer: ${redact(said, token)}` : 'no trackId in the answer', answer, token);
@@ -164,14 +158,7 @@ export class TaxauthClient {
   /** Sends a signed RFCE to the fc host (NOTES §4.3, §9); the verdict is in the answer. */
   async sendRfce(token: string, upload: EcfUpload): Promise<RfceVerdict> {
     const op = 'recepcionfc';
-    const answer = await this.#call(op, {
-      method: 'POST',
-      url: `${this.fcUrl}/${PATHS.rfceReception}`,
-      token,
-      upload: { fileName: uploadName(upload), xml: upload.xml },
-    });
-    const json = this.#json(op, answer, token);
-    if (!isRecord(json)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    const { answer, json } = await this.#postUpload(op, `${this.fcUrl}/${PATHS.rfceReception}`, token, upload);
     const status = text(pick(json, 'estado'));
     const code = verdictCode(pick(json, 'codigo'), status);
     if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
@@ -257,13 +244,8 @@ export class TaxauthClient {
    */
   async annulRanges(token: string, upload: EcfUpload): Promise<AnnulmentAnswer> {
     const op = 'anulacionrangos';
-    const answer = await this.#call(op, {
-      method: 'POST',
-      url: `${this.baseUrl}/${PATHS.annulment}`,
-      token,
-      upload: { fileName: uploadName(upload), xml: upload.xml },
-    });
-    const read = annulmentAnswer(this.#json(op, answer, token));
+    const { answer, json } = await this.#postUpload(op, `${this.baseUrl}/${PATHS.annulment}`, token, upload);
+    const read = annulmentAnswer(json);
     if (!read) throw protocol(op, 'the answer has no codigo, nombre or mensajes', answer, token);
     return read;
   }
@@ -274,14 +256,7 @@ export class TaxauthClient {
    */
   async sendCommercialApproval(token: string, upload: EcfUpload): Promise<ApprovalVerdict> {
     const op = 'aprobacioncomercial';
-    const answer = await this.#call(op, {
-      method: 'POST',
-      url: `${this.baseUrl}/${PATHS.commercialApproval}`,
-      token,
-      upload: { fileName: uploadName(upload), xml: upload.xml },
-    });
-    const json = this.#json(op, answer, token);
-    if (!isRecord(json)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    const { answer, json } = await this.#postUpload(op, `${this.baseUrl}/${PATHS.commercialApproval}`, token, upload);
     const status = text(pick(json, 'estado')) ?? '';
     const rawCode = text(pick(json, 'codigo'));
     const code = rawCode !== null && /^\d+$/.test(rawCode) ? Number(rawCode) : /rechazad/i.test(status) ? 2 : /aprobad/i.test(status) ? 1 : null;
@@ -313,6 +288,14 @@ export class TaxauthClient {
       };
     }
     return null;
+  }
+
+  /** Every signed-document service answers an upload with one JSON object; anything else is a protocol error. */
+  async #postUpload(op: string, url: string, token: string, upload: EcfUpload): Promise<{ answer: Answer; json: Record<string, unknown> }> {
+    const answer = await this.#call(op, { method: 'POST', url, token, upload: { fileName: uploadName(upload), xml: upload.xml } });
+    const json = this.#json(op, answer, token);
+    if (!isRecord(json)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    return { answer, json };
   }
 
   #json(op: string, answer: Answer, token?: string): unknown {

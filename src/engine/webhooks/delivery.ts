@@ -5,6 +5,7 @@ import { EngineError, notFound } from '../errors.js';
 import { EVENT_API_VERSION } from '../events/catalogue.js';
 import { toEnvelope, type EventEnvelope } from '../events/outbox.js';
 import { isUuid, newEventId } from '../ids.js';
+import { pageOf, pageWindow } from '../paging.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { WebhookDeliveriesTable } from '../store/schema.js';
 import { check } from '../validation.js';
@@ -20,7 +21,6 @@ import {
 } from './rules.js';
 import {
   DeliveriesQuery,
-  MAX_DELIVERY_PAGE_SIZE,
   type DeliveryStatus,
   type PagedDeliveries,
   type PingResult,
@@ -54,9 +54,7 @@ export function deliveryView(r: DeliveryRow): WebhookDeliveryView {
 export async function listDeliveries(engine: Engine, tenantId: string, endpointId: string, query: unknown = {}): Promise<PagedDeliveries> {
   await loadEndpoint(engine.db, tenantId, endpointId);
   const q = check(DeliveriesQuery, query, 'query');
-  const pageSize = Math.min(Math.max(Number(q.pageSize ?? 20), 1), MAX_DELIVERY_PAGE_SIZE);
-  const page = Math.max(Number(q.page ?? 1), 1);
-  const offset = (page - 1) * pageSize;
+  const window = pageWindow(q);
   const base = engine.db.selectFrom('webhook_deliveries').where('webhook_deliveries.endpoint_id', '=', endpointId);
   const [rows, count] = await Promise.all([
     base
@@ -64,21 +62,12 @@ export async function listDeliveries(engine: Engine, tenantId: string, endpointI
       .selectAll('webhook_deliveries')
       .orderBy('webhook_deliveries.created_at', 'desc')
       .orderBy('events.seq', 'desc')
-      .limit(pageSize)
-      .offset(offset)
+      .limit(window.pageSize)
+      .offset(window.offset)
       .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  const totalCount = Number(count.n);
-  return {
-    items: rows.map(deliveryView),
-    totalCount,
-    page,
-    pageSize,
-    totalPages: Math.ceil(totalCount / pageSize),
-    hasNextPage: offset + rows.length < totalCount,
-    hasPreviousPage: offset > 0,
-  };
+  return pageOf(rows.map(deliveryView), Number(count.n), window);
 }
 
 export async function getDelivery(engine: Engine, tenantId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {

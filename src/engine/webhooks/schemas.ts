@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Integer, Nullable, Uuid } from '../schema-types.js';
+import { PageNumber, PageSize, Paged } from '../paging.js';
+import { DateTime, Nullable, Uuid } from '../schema-types.js';
 import { MAX_EVENT_ENTRIES } from './rules.js';
 
 export const MAX_URL_LENGTH = 2048;
@@ -96,24 +97,14 @@ export const WebhookDeliveryView = Type.Object({
 });
 export type WebhookDeliveryView = Static<typeof WebhookDeliveryView>;
 
-export const MAX_DELIVERY_PAGE_SIZE = 200;
-
 export const DeliveriesQuery = Type.Object(
   {
-    page: Type.Optional(Integer({ description: '1-based, default 1' })),
-    pageSize: Type.Optional(Integer({ description: `default 20, at most ${MAX_DELIVERY_PAGE_SIZE}` })),
+    page: Type.Optional(PageNumber()),
+    pageSize: Type.Optional(PageSize()),
   },
   { additionalProperties: false },
 );
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 
-export const PagedDeliveries = Type.Object({
-  items: Type.Array(WebhookDeliveryView),
-  totalCount: Type.Integer(),
-  page: Type.Integer(),
-  pageSize: Type.Integer(),
-  totalPages: Type.Integer(),
-  hasNextPage: Type.Boolean(),
-  hasPreviousPage: Type.Boolean(),
-});
+export const PagedDeliveries = Paged(WebhookDeliveryView);
 export type PagedDeliveries = Static<typeof PagedDeliveries>;
