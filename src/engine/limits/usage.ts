@@ -8,6 +8,7 @@ import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { requireOrganization } from '../tenants/organizations.js';
 import { fanOut } from '../webhooks/fan-out.js';
 import { reached } from './monthly-cap.js';
+import { greater } from '../store/functions.js';
 
 /**
  * Organization usage per billing period. A billing period is a Dominican
@@ -93,8 +94,8 @@ export async function noteOrganizationUsage(tx: Tx, now: Date, organizationId: s
     .values({ organization_id: organizationId, period, peak_tenants: c.tenants, peak_members: c.members, closed_at: null })
     .onConflict((oc) =>
       oc.columns(['organization_id', 'period']).doUpdateSet((eb) => ({
-        peak_tenants: eb.fn('max', [eb.ref('organization_usage.peak_tenants'), eb.val(c.tenants)]),
-        peak_members: eb.fn('max', [eb.ref('organization_usage.peak_members'), eb.val(c.members)]),
+        peak_tenants: greater(tx, eb, eb.ref('organization_usage.peak_tenants'), eb.ref('excluded.peak_tenants')),
+        peak_members: greater(tx, eb, eb.ref('organization_usage.peak_members'), eb.ref('excluded.peak_members')),
       })),
     )
     .execute();

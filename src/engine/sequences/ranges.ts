@@ -8,6 +8,7 @@ import type { EcfType } from '../documents/payload.js';
 import { TYPE_NAMES } from '../documents/types.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';
+import { forUpdate } from '../store/locking.js';
 import type { SequenceRangesTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
 import { requireTenant } from '../tenants/tenants.js';
@@ -64,7 +65,8 @@ export async function addRange(engine: Engine, input: unknown): Promise<Sequence
   if (!NON_EXPIRING.has(type) && !expiresOn) errors.push({ path: 'expiresOn', code: 'Sequence.ExpiryRequired', message: `type ${type} ranges need an expiry date` });
   if (errors.length) throw new ValidationError(errors);
   return inTransaction(engine.db, async (tx) => {
-    await requireTenant(tx, cmd.tenantId);
+    // Ranges of a tenant are added one at a time, or two overlapping ones could both pass the check.
+    await requireTenant(tx, cmd.tenantId, { forUpdate: true });
     const overlapping = await tx
       .selectFrom('sequence_ranges')
       .select(['range_from', 'range_to'])
@@ -133,17 +135,21 @@ export async function allocateIn(
   lowStockFraction: number,
 ): Promise<Allocation> {
   const today = dominicanDate(now);
-  const range = await tx
-    .selectFrom('sequence_ranges')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('environment', '=', environment)
-    .where('type', '=', type)
-    .where('active', '=', 1)
-    .whereRef('next', '<=', 'range_to')
-    .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', today)]))
-    .orderBy('range_from')
-    .executeTakeFirst();
+  // Locked: a concurrent allocation waits, then reads the pointer this one moved.
+  const range = await forUpdate(
+    tx,
+    tx
+      .selectFrom('sequence_ranges')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('environment', '=', environment)
+      .where('type', '=', type)
+      .where('active', '=', 1)
+      .whereRef('next', '<=', 'range_to')
+      .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', today)]))
+      .orderBy('range_from')
+      .limit(1),
+  ).executeTakeFirst();
   if (!range) {
     throw new EngineError(
       'conflict',
@@ -154,12 +160,14 @@ export async function allocateIn(
   const sequential = range.next;
   const moved =
     range.annulled_ahead > 0 ? await skipAnnulled(tx, range.id, sequential + 1, range.annulled_ahead) : { next: sequential + 1, annulledAhead: 0 };
-  await tx
+  const { numUpdatedRows } = await tx
     .updateTable('sequence_ranges')
     .set({ next: moved.next, annulled_ahead: moved.annulledAhead })
     .where('id', '=', range.id)
     .where('next', '=', sequential)
-    .execute();
+    .executeTakeFirstOrThrow();
+  // Never hand out a number whose pointer another writer moved: the transaction fails instead.
+  if (numUpdatedRows !== 1n) throw new EngineError('unavailable', 'Store.Unavailable', 'The e-NCF range changed under this allocation; retry with the same Idempotency-Key.');
   const after = { ...range, next: moved.next, annulled_ahead: moved.annulledAhead };
   const view = rangeView(after, lowStockFraction);
   if (view.remaining === 0) {

@@ -1,5 +1,7 @@
-import { sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { dialectOf } from './dialect.js';
+
+export { rowKey } from './functions.js';
 
 /**
  * The dialect-specific pieces of the migrations. Each migration is written
@@ -17,14 +19,6 @@ export function dominicanMonth(db: Kysely<unknown>, column: string): string {
   return dialectOf(db) === 'sqlite'
     ? `strftime('%Y-%m', substr(${column}, 1, 19), '-4 hours')`
     : `to_char(substr(${column}, 1, 19)::timestamp - interval '4 hours', 'YYYY-MM')`;
-}
-
-/**
- * The physical row key to walk a table in batches: SQLite's rowid, the
- * primary key `id` on PostgreSQL (which has no stable row number).
- */
-export function rowKey(db: Kysely<any>): { readonly ref: RawBuilder<number | string>; readonly first: number | string } {
-  return dialectOf(db) === 'sqlite' ? { ref: sql`rowid`, first: 0 } : { ref: sql`id`, first: '' };
 }
 
 export interface RowTrigger {

@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
+import { forUpdate } from '../store/locking.js';
 import type { TenantsTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { requireOrganization } from './organizations.js';
@@ -14,10 +15,10 @@ import {
 import { tenantView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
-export async function requireTenant(db: Db, id: string): Promise<Selectable<TenantsTable>> {
-  const row = isUuid(id)
-    ? await db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst()
-    : undefined;
+/** `forUpdate`: the caller's transaction writes what depends on this tenant; other such writers wait for it. */
+export async function requireTenant(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Selectable<TenantsTable>> {
+  const query = db.selectFrom('tenants').selectAll().where('id', '=', id);
+  const row = isUuid(id) ? await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst() : undefined;
   if (!row) throw notFound('Tenant');
   return row;
 }
@@ -51,7 +52,7 @@ export async function createTenant(engine: Engine, input: unknown): Promise<Tena
 
 /** The plan's tenant cap: call inside the transaction that adds the tenant. */
 async function assertRoomForTenant(db: Db, organizationId: string): Promise<void> {
-  const org = await requireOrganization(db, organizationId);
+  const org = await requireOrganization(db, organizationId, { forUpdate: true });
   const { n } = await db
     .selectFrom('tenants')
     .select((eb) => eb.fn.countAll<number>().as('n'))
