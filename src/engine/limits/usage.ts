@@ -5,6 +5,7 @@ import { invalidField } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { onceInCluster } from '../store/locking.js';
 import { requireOrganization } from '../tenants/organizations.js';
 import { fanOut } from '../webhooks/fan-out.js';
 import { reached } from './monthly-cap.js';
@@ -170,6 +171,8 @@ export async function evaluateUsage(engine: Engine): Promise<EventEnvelope[]> {
   const open = await engine.db.selectFrom('organization_usage').select(['organization_id', 'period']).where('closed_at', 'is', null).where('period', '<', current).execute();
   const organizations = await engine.db.selectFrom('organizations').select('id').orderBy('created_at').orderBy('id').execute();
   return inTransaction(engine.db, async (tx) => {
+    // One process of the cluster closes periods; the close is keyed and the peaks are upserts, so a later run repeats nothing.
+    if (!(await onceInCluster(tx, 'usage'))) return [];
     const sent: EventEnvelope[] = [];
     for (const { organization_id, period } of open) {
       const summary = await view(tx, organization_id, period);

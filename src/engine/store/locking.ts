@@ -13,17 +13,17 @@ import { dialectOf } from './dialect.js';
  * The rows read will be written by this transaction: another writer waits
  * until it ends and then reads them as committed (`for update`).
  */
-export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Kysely<any>, qb: QB): QB {
-  return dialectOf(db) === 'postgres' ? (qb.forUpdate() as QB) : qb;
+export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Kysely<any>, qb: QB, of?: string): QB {
+  return dialectOf(db) === 'postgres' ? (qb.forUpdate(of ? [of] : undefined) as QB) : qb;
 }
 
 /**
  * Claiming work: rows another claimer holds right now are passed over, not
  * waited for (`for update skip locked`), so claimers on several processes
- * take different rows.
+ * take different rows. `of` names the one table of a join whose rows are claimed.
  */
-export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Kysely<any>, qb: QB): QB {
-  return dialectOf(db) === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
+export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Kysely<any>, qb: QB, of?: string): QB {
+  return dialectOf(db) === 'postgres' ? (qb.forUpdate(of ? [of] : undefined).skipLocked() as QB) : qb;
 }
 
 /**
