@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,3 +151,28 @@ export const invoice31 = (over: Record<string, unknown> = {}) => ({
   ],
   ...over,
 });
+
+/**
+ * Everything the store holds, as bytes to search for secrets that must not
+ * be there: the SQLite file (checkpointed, so nothing waits in the WAL), or
+ * on PostgreSQL every row of every table as text and every bytea value raw.
+ */
+export async function storedBytes(engine: Engine): Promise<Buffer> {
+  const { sql } = await import('kysely');
+  if (engine.dialect === 'sqlite') {
+    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(engine.db);
+    return readFileSync(join(engine.dataDir, 'ecf.sqlite'));
+  }
+  const parts: Buffer[] = [];
+  const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public'`.execute(engine.db);
+  for (const { name } of tables.rows) {
+    const rows = await sql<{ row: string }>`select t::text as row from ${sql.table(name)} t`.execute(engine.db);
+    parts.push(...rows.rows.map((r) => Buffer.from(r.row)));
+  }
+  const blobs = await sql<{ t: string; c: string }>`select table_name as t, column_name as c from information_schema.columns where table_schema = 'public' and data_type = 'bytea'`.execute(engine.db);
+  for (const { t, c } of blobs.rows) {
+    const rows = await sql<{ v: Buffer | null }>`select ${sql.ref(c)} as v from ${sql.table(t)}`.execute(engine.db);
+    parts.push(...rows.rows.flatMap((r) => (r.v ? [r.v] : [])));
+  }
+  return Buffer.concat(parts);
+}

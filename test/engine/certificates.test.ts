@@ -18,7 +18,7 @@ import { EngineError, ValidationError } from '../../src/engine/errors.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { DATABASE_FILE } from '../../src/engine/data-dir.js';
 import { makeEcP12, makeIdentity, makeP12 } from '../certs.js';
-import { seedTenant, testEngine } from '../helpers.js';
+import { seedTenant, storedBytes, testEngine } from '../helpers.js';
 
 async function rejection(promise: Promise<unknown>): Promise<EngineError> {
   try {
@@ -88,8 +88,7 @@ describe('uploading certificates', () => {
     expect(credentials.certificateId).toBe(view.id);
     expect(credentials.certificate.fingerprint256).toBe(view.fingerprintSha256);
 
-    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(engine.db);
-    const dbBytes = readFileSync(join(engine.dataDir, DATABASE_FILE));
+    const dbBytes = await storedBytes(engine);
     expect(dbBytes.indexOf(file)).toBe(-1);
     expect(dbBytes.indexOf(file.subarray(100, 164))).toBe(-1);
     expect(dbBytes.indexOf(Buffer.from(password))).toBe(-1);

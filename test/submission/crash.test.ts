@@ -25,7 +25,7 @@ import { startSandbox, type RunningSandbox, type SandboxOutcome } from '../../sr
 import { getEcf } from '../../src/engine/ecf/queries.js';
 import { tokens } from '../../src/engine/submission/submit.js';
 import { clientFor } from '../../src/engine/taxauth/client.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, testDataDir } from '../helpers.js';
 import { harness } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -196,7 +196,7 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
       const sandbox = await startSandbox({ host: '127.0.0.1', clock: realClock() });
       try {
         // ---- prepare the data dir: 200 e-CF issued on the real clock, then the engine closed
-        const dataDir = tempDir('ecf-crash-');
+        const dataDir = testDataDir('ecf-crash-');
         const issued: Issued[] = [];
         const issueStarted = Date.now();
         {

@@ -17,7 +17,7 @@ import {
 } from '../../src/engine/webhooks/endpoints.js';
 import { listDeliveries } from '../../src/engine/webhooks/delivery.js';
 import type { Resolver } from '../../src/engine/webhooks/address-guard.js';
-import { seedTenant, testEngine } from '../helpers.js';
+import { seedTenant, storedBytes, testEngine } from '../helpers.js';
 import { allowLoopback, emitEvent } from './harness.js';
 
 async function thrown<T extends Error>(work: () => Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
@@ -59,8 +59,8 @@ describe('webhook endpoints', () => {
     });
     expect(JSON.stringify(await listWebhooks(engine, tenant.id))).not.toContain(created.secret);
 
-    // Not in the SQLite file, not in clear in the secret files: only sealed under the store's key.
-    const raw = readFileSync(join(engine.dataDir, 'ecf.sqlite'));
+    // Not in the database, not in clear in the secret files: only sealed under the store's key.
+    const raw = await storedBytes(engine);
     expect(raw.includes(Buffer.from(created.secret))).toBe(false);
     expect(raw.includes(Buffer.from(created.secret.slice(6)))).toBe(false);
     const row = await engine.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow();
