@@ -35,13 +35,15 @@ export interface OpenEngineOptions {
    * `postgres://...` puts the store in PostgreSQL, shared by every engine
    * process pointed at it. Absent, ECF_DATABASE_URL, then the data
    * directory's `database-url` file; none of them, the SQLite file in the
-   * data directory.
+   * data directory. null: the SQLite file, whatever the environment says
+   * (copying a store from PostgreSQL back into the data directory).
    */
-  readonly databaseUrl?: string;
+  readonly databaseUrl?: string | null;
 }
 
 /** The database URL an engine opened with these options would use, if any. */
 export function databaseUrlOf(options: Pick<OpenEngineOptions, 'databaseUrl' | 'dataDir'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (options.databaseUrl === null) return undefined;
   const file = join(options.dataDir, DATABASE_URL_FILE);
   const url = options.databaseUrl || env.ECF_DATABASE_URL || (existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined);
   if (!url) return undefined;
