@@ -65,7 +65,11 @@ describe('webhook endpoints', () => {
     expect(raw.includes(Buffer.from(created.secret.slice(6)))).toBe(false);
     const row = await engine.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow();
     expect(row).toMatchObject({ secret_store: 'file', secret_ref: expect.stringMatching(new RegExp(`^webhook/${row.id}/[0-9a-f]{12}$`)) });
-    const sealed = readdirSync(join(engine.dataDir, 'secrets')).map((f) => readFileSync(join(engine.dataDir, 'secrets', f), 'utf8'));
+    // Sealed files on one machine (SQLite), sealed rows every node opens (PostgreSQL).
+    const sealed =
+      engine.dialect === 'sqlite'
+        ? readdirSync(join(engine.dataDir, 'secrets')).map((f) => readFileSync(join(engine.dataDir, 'secrets', f), 'utf8'))
+        : (await engine.db.selectFrom('sealed_secrets').select('body').execute()).map((r) => r.body);
     expect(sealed).toHaveLength(1);
     expect(sealed[0]).not.toContain(created.secret.slice(6));
     expect(await endpointSecret(engine, row)).toBe(created.secret);
