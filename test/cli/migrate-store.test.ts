@@ -53,7 +53,7 @@ describe('ecf migrate-store', () => {
       for (const suffix of ['-wal', '-shm']) if (existsSync(join(dataDir, `ecf.sqlite${suffix}`))) renameSync(join(dataDir, `ecf.sqlite${suffix}`), join(dataDir, `ecf.sqlite.before-postgres${suffix}`));
       const human = await ecf(['migrate-store', '--to', 'sqlite', '--switch']);
       expect(human.code, human.stderr).toBe(0);
-      expect(human.stdout).toMatch(/copied postgres -> sqlite; every table compared, 3 signed e-CF hashed again: all match/);
+      expect(human.stdout).toMatch(/copied postgres -> sqlite; every table compared, 3 signed e-CF hashed again: all match; \d+ encrypted-file secrets carried/);
       expect(existsSync(join(dataDir, 'database-url'))).toBe(false);
       expect((await json(['list', '--tenant', tenantId])).items).toHaveLength(3);
     } finally {

@@ -7,7 +7,10 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { ecfXml } from '../../src/engine/ecf/queries.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
-import { COPIED_TABLES, DERIVED_TABLES, copyStore } from '../../src/engine/store/copy-store.js';
+import { COPIED_TABLES, DERIVED_TABLES, SECRET_TABLES, copyStore } from '../../src/engine/store/copy-store.js';
+import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
+import { allowLoopback } from '../webhooks/harness.js';
+import { storeOf } from '../../src/engine/secrets/select.js';
 import { TEST_SERVER_URL, invoice31, seedIssuer, tempDir } from '../helpers.js';
 import { createFromTemplate, databaseUrl, dropDatabase } from '../postgres.js';
 
@@ -34,7 +37,11 @@ async function closeAll() {
 
 /** A store with something in most tables: e-CF of two types (one travels as RFCE), queued work, events, settings. */
 async function populated(engine: Engine) {
+  // Secrets in the encrypted-file store, whose sealed bodies live beside SQLite and inside PostgreSQL.
+  await setSetting(engine, 'secrets.store', 'file');
   const { tenant } = await seedIssuer(engine, { rangeSize: 40 });
+  await allowLoopback(engine);
+  await createWebhook(engine, tenant.id, { url: 'http://127.0.0.1:9/hooks', events: ['ecf.*'] });
   await setSetting(engine, 'duplicates.window_minutes', 30, tenant.id);
   const issued = [];
   for (let i = 0; i < 34; i++) {
@@ -55,6 +62,15 @@ const counts = async (engine: Engine) =>
     ),
   );
 
+/** The certificate's and the webhook's secrets, as each engine's encrypted-file store opens them (not from a cache). */
+async function fileSecrets(engine: Engine): Promise<string[]> {
+  const refs = [
+    ...(await engine.db.selectFrom('certificates').select('secret_ref as ref').where('secret_store', '=', 'file').execute()),
+    ...(await engine.db.selectFrom('webhook_endpoints').select('secret_ref as ref').where('secret_store', '=', 'file').execute()),
+  ];
+  return Promise.all(refs.map(async ({ ref }) => (await storeOf(engine, 'file').get(ref))?.toString('base64') ?? `missing ${ref}`));
+}
+
 const targets = TEST_SERVER_URL ? (['postgres', 'sqlite'] as const) : (['sqlite'] as const);
 
 describe('copying a store (ecf migrate-store)', () => {
@@ -66,18 +82,24 @@ describe('copying a store (ecf migrate-store)', () => {
       const middle = kind === 'postgres' ? await postgresEngine() : await sqliteEngine();
       const progress: string[] = [];
       const report = await copyStore(source, middle, { pageRows: 7, onProgress: (table) => progress.push(table) });
-      expect(report).toMatchObject({ from: 'sqlite', to: kind, documentsVerified: issued.length });
+      expect(report).toMatchObject({ from: 'sqlite', to: kind, documentsVerified: issued.length, secretsCarried: 2, missingSecrets: [] });
       expect(Object.fromEntries(report.tables.map((t) => [t.table, t.rows]))).toEqual(Object.fromEntries(COPIED_TABLES.map(({ table }) => [table, before[table]])));
       expect(progress.filter((t) => t === 'ecf')).toHaveLength(Math.ceil(issued.length / 7));
       expect(await counts(middle)).toEqual(before);
+      const secrets = await fileSecrets(source);
+      expect(secrets).toHaveLength(2);
+      expect(await fileSecrets(middle)).toEqual(secrets);
       for (const ecf of issued) {
         expect(createHash('sha256').update((await ecfXml(middle, tenant.id, ecf.id)).bytes).digest('hex')).toBe(ecf.documentHash);
       }
 
       // Back into a fresh SQLite file: the same rows again.
       const back = await sqliteEngine();
-      await copyStore(middle, back);
+      expect(await copyStore(middle, back)).toMatchObject({ secretsCarried: 2, missingSecrets: [] });
       expect(await counts(back)).toEqual(before);
+      expect(await fileSecrets(back)).toEqual(secrets);
+      // Its certificate opens from the secrets carried back: it signs.
+      expect((await issueEcf(back, tenant.id, { idempotencyKey: 'back-1', payload: invoice31({ internalNumber: 'FAC-back' }) })).created).toBe(true);
 
       // The copy goes on where the source stopped: the next number, new events after the copied ones.
       const next = await issueEcf(middle, tenant.id, { idempotencyKey: 'after-copy', payload: invoice31({ internalNumber: 'FAC-after' }) });
@@ -101,7 +123,7 @@ describe('copying a store (ecf migrate-store)', () => {
     try {
       const engine = await sqliteEngine();
       const tables = (await engine.db.introspection.getTables()).map((t) => t.name).sort();
-      expect([...COPIED_TABLES, ...DERIVED_TABLES].map((t) => t.table).sort()).toEqual(tables);
+      expect([...COPIED_TABLES.map((t) => t.table), ...DERIVED_TABLES.map((t) => t.table), ...SECRET_TABLES].sort()).toEqual(tables);
     } finally {
       await closeAll();
     }

@@ -46,7 +46,8 @@ export default class MigrateStore extends EcfCommand {
       });
       if (current && !this.jsonEnabled()) process.stderr.write('\n');
       this.log(table(report.tables.map((t) => ({ table: t.table, rows: t.rows })), ['table', 'rows']));
-      this.log(`copied ${report.from} -> ${report.to}; every table compared, ${report.documentsVerified} signed e-CF hashed again: all match`);
+      this.log(`copied ${report.from} -> ${report.to}; every table compared, ${report.documentsVerified} signed e-CF hashed again: all match; ${report.secretsCarried} encrypted-file secrets carried`);
+      for (const name of report.missingSecrets) this.warn(`the secret store no longer holds ${name}; its row was copied without it`);
       const urlFile = join(dataDir, DATABASE_URL_FILE);
       if (flags.switch) {
         if (toSqlite) rmSync(urlFile, { force: true });

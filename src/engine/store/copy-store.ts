@@ -2,6 +2,8 @@ import { createHash, type Hash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict } from '../errors.js';
+import { SECRET_REFERENCES } from '../backup/secret-refs.js';
+import { storeOf } from '../secrets/select.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -46,6 +48,13 @@ export const DERIVED_TABLES: readonly { readonly table: keyof Database & string;
   { table: 'ecf_monthly_counts', key: ['tenant_id', 'environment', 'period'] },
 ];
 
+/**
+ * Where the encrypted-file secret store keeps its sealed bodies when the store
+ * is PostgreSQL (in the data directory's files on SQLite). They are carried
+ * through the secret store itself, by the names the rows hold.
+ */
+export const SECRET_TABLES: readonly string[] = ['sealed_secrets'];
+
 /** Columns filled by the store itself whose counter must move past the copied values (PostgreSQL identities). */
 const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [{ table: 'events', column: 'seq' }];
 
@@ -64,6 +73,10 @@ export interface CopyReport {
   readonly tables: readonly CopiedTable[];
   /** Signed e-CF whose stored bytes were hashed again in the target and matched their documentHash. */
   readonly documentsVerified: number;
+  /** Secrets of the encrypted-file store carried to where the target keeps them, each read back. */
+  readonly secretsCarried: number;
+  /** Secret names rows point to that the source's store no longer holds (as a backup reports them). */
+  readonly missingSecrets: readonly string[];
 }
 
 export interface CopyOptions {
@@ -120,7 +133,40 @@ export async function copyStore(from: Engine, to: Engine, options: CopyOptions =
   if (differences.length) {
     throw conflict('Store.CopyMismatch', `The copy does not match its source; do not use the target. ${differences.slice(0, 10).join('; ')}`);
   }
-  return { from: dialectOf(from.db), to: dialectOf(to.db), tables: copied.tables, documentsVerified: documents.verified };
+  const secrets = await carrySecrets(from, to);
+  return { from: dialectOf(from.db), to: dialectOf(to.db), tables: copied.tables, documentsVerified: documents.verified, ...secrets };
+}
+
+/**
+ * The encrypted-file store keeps its sealed bodies beside the SQLite file, or
+ * in the PostgreSQL store itself: a copy between the two moves them with it
+ * (same key, so through the store: read, put, read back). Keychain secrets
+ * belong to the machine and stay where they are.
+ */
+async function carrySecrets(from: Engine, to: Engine): Promise<{ secretsCarried: number; missingSecrets: string[] }> {
+  const source = storeOf(from, 'file');
+  const target = storeOf(to, 'file');
+  let secretsCarried = 0;
+  const missingSecrets: string[] = [];
+  for (const t of SECRET_REFERENCES) {
+    const rows = await sql<{ ref: string }>`select ${sql.ref(t.ref)} as ref from ${sql.table(t.table)} where ${sql.ref(t.store)} = 'file'`.execute(to.db);
+    for (const { ref } of rows.rows) {
+      const secret = await source.get(ref);
+      if (!secret) {
+        missingSecrets.push(ref);
+        continue;
+      }
+      const there = await target.get(ref);
+      if (!there || !there.equals(secret)) {
+        await target.put(ref, secret);
+        if (!(await target.get(ref))?.equals(secret)) {
+          throw conflict('Store.CopyMismatch', `The secret ${ref} did not read back from the target's store (${target.describe()}); do not use the target.`);
+        }
+      }
+      secretsCarried++;
+    }
+  }
+  return { secretsCarried, missingSecrets };
 }
 
 async function assertCopyable(from: Executor, to: Executor): Promise<void> {
