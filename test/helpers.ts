@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,12 @@ import { createTenant } from '../src/engine/tenants/tenants.js';
 import { createOrganizationApiKey, createTenantApiKey } from '../src/engine/tenants/api-keys.js';
 import { setEmitterProfile } from '../src/engine/tenants/emitter-profile.js';
 import type { TenantRole } from '../src/engine/tenants/schemas.js';
+import { DATABASE_URL_FILE } from '../src/engine/data-dir.js';
+import { TEST_SERVER_URL, createFromTemplate, databaseUrl, dropDatabase, freshDatabaseName } from './postgres.js';
+
+export { TEST_SERVER_URL } from './postgres.js';
+/** The store the suite runs against this time. */
+export const STORE: 'sqlite' | 'postgres' = TEST_SERVER_URL ? 'postgres' : 'sqlite';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -24,9 +30,31 @@ export function tempDir(label = 'ecf-test-'): string {
   return dir;
 }
 
-/** A real SQLite file in its own directory, migrated, with a clock that moves only when told. */
+/**
+ * A fresh directory to open engines and run `ecf` on. On PostgreSQL its
+ * `database-url` file names a database of its own, which the first engine
+ * opened there creates (and migrates); it is dropped after the test.
+ */
+export function testDataDir(label = 'ecf-test-'): string {
+  const dir = tempDir(label);
+  if (TEST_SERVER_URL) {
+    const server = TEST_SERVER_URL;
+    const name = freshDatabaseName();
+    writeFileSync(join(dir, DATABASE_URL_FILE), databaseUrl(server, name) + '\n', { mode: 0o600 });
+    cleanups.push(() => dropDatabase(server, name));
+  }
+  return dir;
+}
+
+/** A real store (a SQLite file, or a PostgreSQL database) in its own directory, migrated, with a clock that moves only when told. */
 export async function testEngine(clock = new ManualClock('2026-03-10T14:00:00.000Z')): Promise<Engine & { clock: ManualClock }> {
   const dataDir = tempDir();
+  if (TEST_SERVER_URL) {
+    const server = TEST_SERVER_URL;
+    const name = await createFromTemplate(server);
+    cleanups.push(() => dropDatabase(server, name));
+    writeFileSync(join(dataDir, DATABASE_URL_FILE), databaseUrl(server, name) + '\n', { mode: 0o600 });
+  }
   const engine = await openEngine({ dataDir, clock });
   cleanups.push(() => engine.close());
   return engine as Engine & { clock: ManualClock };
@@ -123,3 +151,28 @@ export const invoice31 = (over: Record<string, unknown> = {}) => ({
   ],
   ...over,
 });
+
+/**
+ * Everything the store holds, as bytes to search for secrets that must not
+ * be there: the SQLite file (checkpointed, so nothing waits in the WAL), or
+ * on PostgreSQL every row of every table as text and every bytea value raw.
+ */
+export async function storedBytes(engine: Engine): Promise<Buffer> {
+  const { sql } = await import('kysely');
+  if (engine.dialect === 'sqlite') {
+    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(engine.db);
+    return readFileSync(join(engine.dataDir, 'ecf.sqlite'));
+  }
+  const parts: Buffer[] = [];
+  const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public'`.execute(engine.db);
+  for (const { name } of tables.rows) {
+    const rows = await sql<{ row: string }>`select t::text as row from ${sql.table(name)} t`.execute(engine.db);
+    parts.push(...rows.rows.map((r) => Buffer.from(r.row)));
+  }
+  const blobs = await sql<{ t: string; c: string }>`select table_name as t, column_name as c from information_schema.columns where table_schema = 'public' and data_type = 'bytea'`.execute(engine.db);
+  for (const { t, c } of blobs.rows) {
+    const rows = await sql<{ v: Buffer | null }>`select ${sql.ref(c)} as v from ${sql.table(t)}`.execute(engine.db);
+    parts.push(...rows.rows.flatMap((r) => (r.v ? [r.v] : [])));
+  }
+  return Buffer.concat(parts);
+}

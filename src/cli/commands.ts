@@ -7,6 +7,7 @@ import Sandbox from './commands/sandbox.js';
 import TaxauthCheck from './commands/taxauth/check.js';
 import Init from './commands/init.js';
 import Migrate from './commands/migrate.js';
+import MigrateStore from './commands/migrate-store.js';
 import Serve from './commands/serve.js';
 import TenantCreate from './commands/tenant/create.js';
 import OrgCreate from './commands/org/create.js';
@@ -74,6 +75,7 @@ export const commands = {
   'taxauth:check': TaxauthCheck,
   init: Init,
   migrate: Migrate,
+  'migrate-store': MigrateStore,
   serve: Serve,
   watch: Watch,
   'tenant:create': TenantCreate,

@@ -20,3 +20,5 @@ export function resolveDataDir(
 
 export const DATABASE_FILE = 'ecf.sqlite';
 export const SECRET_KEY_FILE = 'secret-store.key';
+/** Optional: a PostgreSQL URL (one line) that puts this data directory's store in PostgreSQL. */
+export const DATABASE_URL_FILE = 'database-url';

@@ -1,16 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock } from './clock.js';
-import { DATABASE_FILE, SECRET_KEY_FILE } from './data-dir.js';
+import { DATABASE_FILE, DATABASE_URL_FILE, SECRET_KEY_FILE } from './data-dir.js';
+import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
+import { isPostgresUrl, type StoreDialect } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
 import { startCheckpointer } from './store/checkpointer.js';
+import { ensurePostgresDatabase, openPostgres } from './store/postgres.js';
 
 /** What every engine function works against: the store and the clock. */
 export interface Engine {
   readonly db: Db;
+  /** SQLite (the file in the data directory) or PostgreSQL (ECF_DATABASE_URL). */
+  readonly dialect: StoreDialect;
   readonly clock: Clock;
+  /** Where the secret-store key and, with SQLite, the database live. */
   readonly dataDir: string;
   close(): Promise<void>;
 }
@@ -25,12 +31,34 @@ export interface OpenEngineOptions {
    * its own instead of inside whichever commit crosses the threshold.
    */
   readonly backgroundCheckpoints?: boolean;
+  /**
+   * `postgres://...` puts the store in PostgreSQL, shared by every engine
+   * process pointed at it. Absent, ECF_DATABASE_URL, then the data
+   * directory's `database-url` file; none of them, the SQLite file in the
+   * data directory. null: the SQLite file, whatever the environment says
+   * (copying a store from PostgreSQL back into the data directory).
+   */
+  readonly databaseUrl?: string | null;
+}
+
+/** The database URL an engine opened with these options would use, if any. */
+export function databaseUrlOf(options: Pick<OpenEngineOptions, 'databaseUrl' | 'dataDir'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (options.databaseUrl === null) return undefined;
+  const file = join(options.dataDir, DATABASE_URL_FILE);
+  const url = options.databaseUrl || env.ECF_DATABASE_URL || (existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined);
+  if (!url) return undefined;
+  if (!isPostgresUrl(url)) {
+    throw new EngineError('validation', 'Store.UnsupportedUrl', 'The database URL must start with postgres:// or postgresql://; leave it unset for the SQLite file in the data directory.');
+  }
+  return url;
 }
 
 export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const url = databaseUrlOf(options);
   const file = join(options.dataDir, DATABASE_FILE);
-  const db = openDatabase(file, { autoCheckpoint: !options.backgroundCheckpoints });
+  if (url) await ensurePostgresDatabase(url);
+  const db = url ? openPostgres(url) : openDatabase(file, { autoCheckpoint: !options.backgroundCheckpoints });
   if (options.migrate !== false) {
     try {
       await migrateToLatest(db);
@@ -39,9 +67,10 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       throw e;
     }
   }
-  const checkpointer = options.backgroundCheckpoints ? startCheckpointer(file) : undefined;
+  const checkpointer = options.backgroundCheckpoints && !url ? startCheckpointer(file) : undefined;
   return {
     db,
+    dialect: url ? 'postgres' : 'sqlite',
     clock: options.clock ?? systemClock,
     dataDir: options.dataDir,
     close: async () => {

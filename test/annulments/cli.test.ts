@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { seedIssuer, tempDir } from '../helpers.js';
+import { seedIssuer, testDataDir } from '../helpers.js';
 import { cliFor } from '../cli-runner.js';
 
 // stdin is not a terminal: the confirmation cannot be asked.
@@ -12,7 +12,7 @@ describe('ecf sequence annul | annulments | annul-retry', () => {
   it('refuses without --yes when it cannot ask, annuls with it, lists, and retries a failed one', async () => {
     const sandbox = await startSandbox();
     try {
-      const dataDir = tempDir();
+      const dataDir = testDataDir();
       const engine = await openEngine({ dataDir });
       await seedIssuer(engine);
       await setSetting(engine, 'taxauth.url.test', `${sandbox.url}/testecf`);

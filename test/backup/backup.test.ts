@@ -13,7 +13,7 @@ import { setSetting } from '../../src/engine/settings/settings.js';
 import { storeOf } from '../../src/engine/secrets/select.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { cliFor } from '../cli-runner.js';
-import { invoice31, seedIssuer, tempDir, testEngine } from '../helpers.js';
+import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../helpers.js';
 
 const PASSPHRASE = 'contraseña de respaldo';
 const SLOW = 120_000;
@@ -44,7 +44,14 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   return 'no error';
 }
 
-describe('backup and restore', () => {
+describe.runIf(STORE === 'postgres')('backup on PostgreSQL', () => {
+  it('refuses, pointing at pg_dump: the snapshot is the SQLite file', async () => {
+    const engine = await testEngine();
+    expect(await codeOf(backupDataDir(engine, join(tempDir(), 'nightly.ecfbak'), PASSPHRASE))).toBe('Backup.PostgresStore');
+  });
+});
+
+describe.runIf(STORE === 'sqlite')('backup and restore', () => {
   it('backs up while issuing and restores a consistent snapshot, with its certificate, on another machine', { timeout: SLOW }, async () => {
     const { engine, tenant } = await source();
     for (let i = 0; i < 5; i++) await issue(engine, tenant.id, i);

@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliFor } from '../cli-runner.js';
-import { DATABASE_FILE } from '../../src/engine/data-dir.js';
+import { DATABASE_FILE, DATABASE_URL_FILE } from '../../src/engine/data-dir.js';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { createTenant } from '../../src/engine/tenants/tenants.js';
 import { makeIdentity, makeP12 } from '../certs.js';
-import { tempDir } from '../helpers.js';
+import { STORE, tempDir, testDataDir } from '../helpers.js';
 
 /**
  * `ecf cert …` and `ecf doctor` end to end: the built binary (`npm test`
@@ -22,7 +22,7 @@ const cli = (dataDir: string) => cliFor(dataDir);
 
 /** A data directory as `ecf init` leaves it, with the tenants given; the engine closed again. */
 async function dataDirWith(...tenants: { rnc: string; legalName: string }[]) {
-  const dataDir = tempDir('ecf-cli-cert-');
+  const dataDir = testDataDir('ecf-cli-cert-');
   const engine = await openEngine({ dataDir });
   try {
     ensureSecretStoreKey(dataDir);
@@ -144,17 +144,22 @@ describe('ecf doctor', () => {
         expect(byName['secret-key']).toMatchObject({ status: 'ok' });
       }
 
-      // Garbage over a few pages in the middle of the (closed) database file.
-      const file = join(dataDir, DATABASE_FILE);
-      const pageSize = 4096;
-      const pages = Math.floor(statSync(file).size / pageSize);
-      expect(pages).toBeGreaterThan(4);
-      const fd = openSync(file, 'r+');
-      try {
-        const first = Math.floor(pages / 2) - 1;
-        for (let p = first; p < first + 3; p++) writeSync(fd, randomBytes(pageSize), 0, pageSize, p * pageSize);
-      } finally {
-        closeSync(fd);
+      if (STORE === 'sqlite') {
+        // Garbage over a few pages in the middle of the (closed) database file.
+        const file = join(dataDir, DATABASE_FILE);
+        const pageSize = 4096;
+        const pages = Math.floor(statSync(file).size / pageSize);
+        expect(pages).toBeGreaterThan(4);
+        const fd = openSync(file, 'r+');
+        try {
+          const first = Math.floor(pages / 2) - 1;
+          for (let p = first; p < first + 3; p++) writeSync(fd, randomBytes(pageSize), 0, pageSize, p * pageSize);
+        } finally {
+          closeSync(fd);
+        }
+      } else {
+        // A server that does not answer (port 1 on loopback).
+        writeFileSync(join(dataDir, DATABASE_URL_FILE), 'postgres://postgres@127.0.0.1:1/ecf\n');
       }
 
       const broken = await ecf(['doctor', '--offline', '--json']);

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 
 /**
  * `ecf sequence …`, `ecf issue`, `ecf show`, `ecf list`, `ecf xml` and the
@@ -60,7 +60,7 @@ function cli(dataDir: string) {
 
 /** A data directory with one tenant ready to issue (certificate, ranges of every type in test); the engine closed again. */
 async function issuerDataDir() {
-  const dataDir = tempDir('ecf-cli-issue-');
+  const dataDir = testDataDir('ecf-cli-issue-');
   const engine = await openEngine({ dataDir });
   try {
     ensureSecretStoreKey(dataDir);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 import { pdfInfo, pdfText } from '../representation/read-back.js';
 
 /**
@@ -40,7 +40,7 @@ function run(args: string[], cwd: string): Promise<Result> {
 
 describe('ecf pdf', () => {
   it('writes {RNC}{e-NCF}.pdf, a chosen file or stdout, in the layout asked for; refuses unknown e-CF and layouts', async () => {
-    const dataDir = tempDir('ecf-cli-pdf-');
+    const dataDir = testDataDir('ecf-cli-pdf-');
     const engine = await openEngine({ dataDir });
     let encf: string;
     let rnc: string;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
-import { seedTenant, tempDir } from '../helpers.js';
+import { seedTenant, testDataDir } from '../helpers.js';
 
 /** Starts the built `ecf serve` on a free port and resolves with its base URL. */
 async function serve(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
@@ -24,7 +24,7 @@ async function serve(dataDir: string): Promise<{ child: ChildProcess; base: stri
 
 describe('ecf serve', () => {
   it('answers GET /api/v1/emitter-profile with 401 without a key and 200 with an admin_tenant key, and stops on SIGTERM', async () => {
-    const dataDir = tempDir();
+    const dataDir = testDataDir();
     const engine = await openEngine({ dataDir });
     const { tenant, keys } = await seedTenant(engine);
     await engine.close();

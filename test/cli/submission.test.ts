@@ -7,7 +7,7 @@ import { setSetting } from '../../src/engine/settings/settings.js';
 import { runDueWork } from '../../src/engine/work/run.js';
 import { WORK_HANDLERS } from '../../src/engine/work/handlers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, testDataDir } from '../helpers.js';
 
 
 const ecf = (dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) => cliFor(dataDir, env).ecf([...args, '--json']);
@@ -16,7 +16,7 @@ describe('ecf attempts | status | retry | contingency | taxauth check', () => {
   it('shows the submission history and state, refuses a retry the authority consumed, switches contingency, checks the connection', async () => {
     const sandbox = await startSandbox();
     try {
-      const dataDir = tempDir();
+      const dataDir = testDataDir();
       const engine = await openEngine({ dataDir });
       const { tenant } = await seedIssuer(engine);
       await setSetting(engine, 'taxauth.url.test', `${sandbox.url}/testecf`);

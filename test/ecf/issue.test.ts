@@ -8,7 +8,12 @@ import { addRange, listRanges } from '../../src/engine/sequences/ranges.js';
 import { emitSequenceNotices } from '../../src/engine/sequences/notices.js';
 import { revokeCertificate, listCertificates } from '../../src/engine/certificates/certificates.js';
 import { validateAgainstSchema } from '../../src/engine/xml/xsd.js';
-import { invoice31, seedIssuer, seedTenant, testEngine } from '../helpers.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openEngine } from '../../src/engine/engine.js';
+import { createRowTrigger, dropRowTrigger } from '../../src/engine/store/ddl.js';
+import { STORE, invoice31, seedIssuer, seedTenant, testEngine } from '../helpers.js';
 import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
 
 async function setup(options: { rangeSize?: number } = {}) {
@@ -112,18 +117,19 @@ describe('POST /api/v1/ecf', () => {
 
   it('gives the number back when storing fails after allocation (one transaction)', async () => {
     const { issue, engine, rangeOf } = await setup();
-    await sql`create trigger fail_store before insert on ecf_documents begin select raise(abort, 'simulated failure'); end`.execute(engine.db);
+    const fail = STORE === 'sqlite' ? `select raise(abort, 'simulated failure')` : `raise exception 'simulated failure'`;
+    await createRowTrigger(engine.db as never, { name: 'fail_store', table: 'ecf_documents', on: 'insert', body: [fail] });
     const res = await issue(invoice31());
     expect(res.statusCode).toBe(500);
     expect((await rangeOf(31)).next).toBe(1);
     expect(await engine.db.selectFrom('ecf').select('id').execute()).toEqual([]);
     expect(await listEvents(engine.db)).toEqual([]);
-    await sql`drop trigger fail_store`.execute(engine.db);
+    await dropRowTrigger(engine.db as never, 'fail_store', 'ecf_documents');
     const ok = await issue(invoice31());
     expect(ok.json().encf).toBe('E310000000001');
   });
 
-  it('answers 503 when the store stays locked, and issues once it is free', async () => {
+  it.runIf(STORE === 'sqlite')('answers 503 when the store stays locked, and issues once it is free', async () => {
     const { issue, engine, rangeOf } = await setup();
     const { default: SQLite } = await import('better-sqlite3');
     const { join } = await import('node:path');
@@ -140,6 +146,31 @@ describe('POST /api/v1/ecf', () => {
     }
     expect((await issue(invoice31(), 'locked')).statusCode).toBe(201);
     expect((await rangeOf(31)).next).toBe(2);
+  });
+
+  it.runIf(STORE === 'postgres')('answers 503 when a lock wait passes lock_timeout, and issues once the lock is gone', async () => {
+    const { engine, rangeOf, keys } = await setup();
+    const url = readFileSync(join(engine.dataDir, 'database-url'), 'utf8').trim();
+    const impatient = await openEngine({ dataDir: engine.dataDir, clock: engine.clock, databaseUrl: `${url}?options=${encodeURIComponent('-c lock_timeout=100')}` });
+    const app = await buildApp({ engine: impatient });
+    const issue = () =>
+      app.inject({ method: 'POST', url: '/api/v1/ecf', headers: { 'x-api-key': keys.emisor, 'content-type': 'application/json', 'idempotency-key': 'locked' }, payload: JSON.stringify(invoice31()) });
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('lock table sequence_ranges in exclusive mode');
+      const res = await issue();
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ status: 503, code: 'Store.Unavailable' });
+      await other.query('rollback');
+      expect((await issue()).statusCode).toBe(201);
+      expect((await rangeOf(31)).next).toBe(2);
+    } finally {
+      await other.end();
+      await app.close();
+      await impatient.close();
+    }
   });
 
   it('answers 409 without an active certificate or a range, and 400 without an emitter profile', async () => {

@@ -16,7 +16,7 @@ import {
 } from '../../src/engine/tenants/api-keys.js';
 import { addMember } from '../../src/engine/tenants/organizations.js';
 import { createTenant } from '../../src/engine/tenants/tenants.js';
-import { nextRnc, organizationKey, seedOrganization, testEngine } from '../helpers.js';
+import { STORE, nextRnc, organizationKey, seedOrganization, storedBytes, testEngine } from '../helpers.js';
 
 const KEY = /^ecf_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/;
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -85,7 +85,18 @@ describe('API keys', () => {
     }
   });
 
-  it('never writes the raw key to the SQLite file or its WAL', async () => {
+  it.runIf(STORE === 'postgres')('never writes the raw key to the database', async () => {
+    const engine = await testEngine();
+    const tenant = await newTenant(engine);
+    const { key } = await createTenantApiKey(engine, { tenantId: tenant.id, role: 'admin_tenant' });
+    await authenticate(engine, key);
+    const all = await storedBytes(engine);
+    expect(all.indexOf(key.slice(0, 16))).not.toBe(-1);
+    expect(all.indexOf(key)).toBe(-1);
+    expect(all.indexOf(key.slice(17))).toBe(-1);
+  });
+
+  it.runIf(STORE === 'sqlite')('never writes the raw key to the SQLite file or its WAL', async () => {
     const engine = await testEngine();
     const tenant = await newTenant(engine);
     const { key } = await createTenantApiKey(engine, { tenantId: tenant.id, role: 'admin_tenant' });

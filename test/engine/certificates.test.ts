@@ -17,8 +17,9 @@ import { listEvents } from '../../src/engine/events/outbox.js';
 import { EngineError, ValidationError } from '../../src/engine/errors.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { DATABASE_FILE } from '../../src/engine/data-dir.js';
+import { openEngine } from '../../src/engine/engine.js';
 import { makeEcP12, makeIdentity, makeP12 } from '../certs.js';
-import { seedTenant, testEngine } from '../helpers.js';
+import { STORE, seedTenant, storedBytes, tempDir, testEngine } from '../helpers.js';
 
 async function rejection(promise: Promise<unknown>): Promise<EngineError> {
   try {
@@ -88,8 +89,7 @@ describe('uploading certificates', () => {
     expect(credentials.certificateId).toBe(view.id);
     expect(credentials.certificate.fingerprint256).toBe(view.fingerprintSha256);
 
-    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(engine.db);
-    const dbBytes = readFileSync(join(engine.dataDir, DATABASE_FILE));
+    const dbBytes = await storedBytes(engine);
     expect(dbBytes.indexOf(file)).toBe(-1);
     expect(dbBytes.indexOf(file.subarray(100, 164))).toBe(-1);
     expect(dbBytes.indexOf(Buffer.from(password))).toBe(-1);
@@ -206,15 +206,46 @@ describe('secret stores', () => {
     const view = await uploadCertificate(engine, tenant.id, { file, password });
     expect(view.secretStore).toBe('file');
     const { readdirSync, statSync } = await import('node:fs');
-    const dir = join(engine.dataDir, 'secrets');
-    const sealed = readdirSync(dir);
-    expect(sealed).toHaveLength(1);
-    expect(statSync(join(dir, sealed[0]!)).mode & 0o777).toBe(0o600);
     expect(statSync(join(engine.dataDir, 'secret-store.key')).mode & 0o777).toBe(0o600);
-    const onDisk = readFileSync(join(dir, sealed[0]!));
-    expect(onDisk.indexOf(Buffer.from(password))).toBe(-1);
-    expect(onDisk.indexOf(file.toString('base64').slice(0, 60))).toBe(-1);
+    let sealed: Buffer[];
+    if (engine.dialect === 'sqlite') {
+      const dir = join(engine.dataDir, 'secrets');
+      const files = readdirSync(dir);
+      for (const f of files) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);
+      sealed = files.map((f) => readFileSync(join(dir, f)));
+    } else {
+      sealed = (await engine.db.selectFrom('sealed_secrets').select('body').execute()).map((r) => Buffer.from(r.body));
+    }
+    expect(sealed).toHaveLength(1);
+    expect(sealed[0]!.indexOf(Buffer.from(password))).toBe(-1);
+    expect(sealed[0]!.indexOf(file.toString('base64').slice(0, 60))).toBe(-1);
     expect((await signingCredentials(engine, tenant.id)).certificateId).toBe(view.id);
+  });
+
+  it.runIf(STORE === 'postgres')('opens a certificate sealed through one node on another node holding the same key, and not on one without it', async () => {
+    const engine = await testEngine();
+    await setSetting(engine, 'secrets.store', 'file');
+    const { tenant } = await seedTenant(engine);
+    const view = await uploadCertificate(engine, tenant.id, { file: makeP12(makeIdentity(), 'clave'), password: 'clave' });
+    const { copyFileSync } = await import('node:fs');
+    const node = async (withKey: boolean) => {
+      const dataDir = tempDir();
+      copyFileSync(join(engine.dataDir, 'database-url'), join(dataDir, 'database-url'));
+      if (withKey) copyFileSync(join(engine.dataDir, 'secret-store.key'), join(dataDir, 'secret-store.key'));
+      return openEngine({ dataDir, clock: engine.clock });
+    };
+    const second = await node(true);
+    const stranger = await node(false);
+    try {
+      // Through the store itself: opened credentials are cached per process, and these "nodes" share one.
+      const { secret_ref } = await engine.db.selectFrom('certificates').select('secret_ref').where('id', '=', view.id).executeTakeFirstOrThrow();
+      const { storeOf } = await import('../../src/engine/secrets/select.js');
+      expect(JSON.parse((await storeOf(second, 'file').get(secret_ref))!.toString('utf8'))).toMatchObject({ password: 'clave' });
+      await expect(storeOf(stranger, 'file').get(secret_ref)).rejects.toMatchObject({ code: 'SecretStore.KeyMismatch' });
+    } finally {
+      await second.close();
+      await stranger.close();
+    }
   });
 
   const keychain = process.env.ECF_IN_KEYRING_SESSION || process.env.ECF_REQUIRE_KEYCHAIN;

@@ -91,6 +91,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     id: true, tenant_id: true, ecf_id: true, encf: true, buyer_rnc: true, decision: true, rejection_reason: true,
     approved_at_text: true, xml: true, xml_sha256: true, received_at: true,
   },
+  sealed_secrets: { name: true, body: true, updated_at: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

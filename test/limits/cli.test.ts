@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { openEngine } from '../../src/engine/engine.js';
 import { cliFor } from '../cli-runner.js';
-import { tempDir } from '../helpers.js';
+import { testDataDir } from '../helpers.js';
 
 const SLOW = 180_000;
 
@@ -10,7 +10,7 @@ describe('ecf tenant pause|resume and ecf org usage (the built binary)', () => {
   it(
     'pauses and resumes a tenant and an organization, and shows the usage of the period',
     async () => {
-      const dataDir = tempDir();
+      const dataDir = testDataDir();
       const { json, ecf } = cliFor(dataDir);
       const { organization } = await json(['org', 'create', '--name', 'Contadores Unidos', '--plan', 'solo', '--owner-name', 'Ana Pérez']);
       const tenant = await json(['tenant', 'create', '--rnc', '131234567', '--legal-name', 'Ferretería Ñoño SRL', '--org', organization.id]);

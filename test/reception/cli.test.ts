@@ -3,11 +3,11 @@ import { cliFor } from '../cli-runner.js';
 import { openEngine } from '../../src/engine/engine.js';
 import { receiveEcf } from '../../src/engine/reception/receive.js';
 import { buildSandbox } from '../../src/sandbox/index.js';
-import { seedIssuer, tempDir } from '../helpers.js';
+import { seedIssuer, testDataDir } from '../helpers.js';
 
 describe('ecf received list | show | approve | reject', () => {
   it('lists the inbox, shows one, and records a decision each way (exit 4 for a second one)', async () => {
-    const dataDir = tempDir();
+    const dataDir = testDataDir();
     const engine = await openEngine({ dataDir });
     const { tenant } = await seedIssuer(engine);
     const { control } = buildSandbox();

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { DATABASE_FILE } from '../../src/engine/data-dir.js';
-import { tempDir } from '../helpers.js';
+import { STORE, tempDir } from '../helpers.js';
 
 /**
  * The WAL index (the -shm file) holds, in the machine's byte order, the last
@@ -17,7 +17,7 @@ function walProgress(dataDir: string): { mxFrame: number; nBackfill: number } {
   return { mxFrame: shm.readUInt32LE(16), nBackfill: shm.readUInt32LE(96) };
 }
 
-describe('background checkpoints', () => {
+describe.runIf(STORE === 'sqlite')('background checkpoints', () => {
   it('a server-style engine never checkpoints in its commits; its thread copies the WAL into the database', async () => {
     const dataDir = tempDir();
     const engine = await openEngine({ dataDir, backgroundCheckpoints: true });

@@ -14,7 +14,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import type { Clock } from '../../src/engine/clock.js';
 import { openEngine, type Engine } from '../../src/engine/engine.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
@@ -25,7 +24,7 @@ import { startSandbox, type RunningSandbox, type SandboxOutcome } from '../../sr
 import { getEcf } from '../../src/engine/ecf/queries.js';
 import { tokens } from '../../src/engine/submission/submit.js';
 import { clientFor } from '../../src/engine/taxauth/client.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, testDataDir } from '../helpers.js';
 import { harness } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -196,7 +195,7 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
       const sandbox = await startSandbox({ host: '127.0.0.1', clock: realClock() });
       try {
         // ---- prepare the data dir: 200 e-CF issued on the real clock, then the engine closed
-        const dataDir = tempDir('ecf-crash-');
+        const dataDir = testDataDir('ecf-crash-');
         const issued: Issued[] = [];
         const issueStarted = Date.now();
         {
@@ -292,12 +291,10 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
             .orderBy('ecf_id')
             .orderBy('attempt')
             .execute();
-          const events = await engine.db
-            .selectFrom('events')
-            .select(['type', sql<string>`json_extract(data, '$.id')`.as('ecf_id')])
-            .where('type', 'like', 'ecf.%')
-            .orderBy('seq')
-            .execute();
+          const events = (await engine.db.selectFrom('events').select(['type', 'data']).where('type', 'like', 'ecf.%').orderBy('seq').execute()).map((e) => ({
+            type: e.type,
+            ecf_id: (JSON.parse(e.data) as { id: string }).id,
+          }));
           const attemptsOf = groupBy(attempts, (a) => a.ecf_id);
           const eventsOf = groupBy(events, (e) => e.ecf_id);
           const contingency = await engine.db.selectFrom('events').select('type').where('type', 'like', 'contingency.%').execute();

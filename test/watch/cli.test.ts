@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { BIN, cliFor } from '../cli-runner.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 
 /** `ecf serve --watch DIR`: the server issues dropped files too, and its API sees the e-CF. */
 describe('ecf serve --watch', () => {
   it('issues a file dropped into DIR/inbox while serving the API', { timeout: 120_000 }, async () => {
-    const dataDir = tempDir('ecf-serve-watch-');
+    const dataDir = testDataDir('ecf-serve-watch-');
     const engine = await openEngine({ dataDir });
     let key: string;
     try {
@@ -50,7 +50,7 @@ describe('ecf serve --watch', () => {
 
 describe('ecf watch --once', () => {
   it('finishes what waits in the inbox, reports each file and exits 1 when one failed', { timeout: 120_000 }, async () => {
-    const dataDir = tempDir('ecf-watch-once-');
+    const dataDir = testDataDir('ecf-watch-once-');
     const engine = await openEngine({ dataDir });
     try {
       ensureSecretStoreKey(dataDir);

@@ -6,7 +6,7 @@ import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { ecfXml } from '../../src/engine/ecf/queries.js';
 import type { WatchResult } from '../../src/engine/watch/folder.js';
 import { BIN } from '../cli-runner.js';
-import { invoice31, seedIssuer, tempDir } from '../helpers.js';
+import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 
 /**
  * `ecf watch` as a real process: 100 files dropped while it runs (valid,
@@ -47,7 +47,7 @@ async function writeSlowly(file: string, text: string, pieces = 5): Promise<void
 
 describe('ecf watch, killed and started again', () => {
   it('issues each valid file once, fails each invalid one with its reason, loses none', { timeout: 600_000 }, async () => {
-    const dataDir = tempDir('ecf-watch-data-');
+    const dataDir = testDataDir('ecf-watch-data-');
     const engine = await openEngine({ dataDir });
     let tenantId: string;
     try {

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/engine/clock.js';
 import { openEngine } from '../../src/engine/engine.js';
 import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';
 import { DELIVERY_LADDER_MS } from '../../src/engine/webhooks/rules.js';
-import { seedTenant, tempDir } from '../helpers.js';
+import { seedTenant, testDataDir } from '../helpers.js';
 import { allowLoopback, emitEvent, startReceiver } from './harness.js';
 import { cliFor } from '../cli-runner.js';
 
@@ -16,7 +16,7 @@ async function ecf(dataDir: string, args: string[], json = true) {
 
 describe('ecf webhook list | add | remove | deliveries | retry | ping', () => {
   it('manages endpoints, pings, shows the delivery log and retries a dead delivery', async () => {
-    const dataDir = tempDir();
+    const dataDir = testDataDir();
     const setup = await openEngine({ dataDir });
     const { tenant } = await seedTenant(setup);
     await allowLoopback(setup);

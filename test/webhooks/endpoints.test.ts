@@ -17,7 +17,7 @@ import {
 } from '../../src/engine/webhooks/endpoints.js';
 import { listDeliveries } from '../../src/engine/webhooks/delivery.js';
 import type { Resolver } from '../../src/engine/webhooks/address-guard.js';
-import { seedTenant, testEngine } from '../helpers.js';
+import { seedTenant, storedBytes, testEngine } from '../helpers.js';
 import { allowLoopback, emitEvent } from './harness.js';
 
 async function thrown<T extends Error>(work: () => Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
@@ -59,13 +59,17 @@ describe('webhook endpoints', () => {
     });
     expect(JSON.stringify(await listWebhooks(engine, tenant.id))).not.toContain(created.secret);
 
-    // Not in the SQLite file, not in clear in the secret files: only sealed under the store's key.
-    const raw = readFileSync(join(engine.dataDir, 'ecf.sqlite'));
+    // Not in the database, not in clear in the secret files: only sealed under the store's key.
+    const raw = await storedBytes(engine);
     expect(raw.includes(Buffer.from(created.secret))).toBe(false);
     expect(raw.includes(Buffer.from(created.secret.slice(6)))).toBe(false);
     const row = await engine.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow();
     expect(row).toMatchObject({ secret_store: 'file', secret_ref: expect.stringMatching(new RegExp(`^webhook/${row.id}/[0-9a-f]{12}$`)) });
-    const sealed = readdirSync(join(engine.dataDir, 'secrets')).map((f) => readFileSync(join(engine.dataDir, 'secrets', f), 'utf8'));
+    // Sealed files on one machine (SQLite), sealed rows every node opens (PostgreSQL).
+    const sealed =
+      engine.dialect === 'sqlite'
+        ? readdirSync(join(engine.dataDir, 'secrets')).map((f) => readFileSync(join(engine.dataDir, 'secrets', f), 'utf8'))
+        : (await engine.db.selectFrom('sealed_secrets').select('body').execute()).map((r) => r.body);
     expect(sealed).toHaveLength(1);
     expect(sealed[0]).not.toContain(created.secret.slice(6));
     expect(await endpointSecret(engine, row)).toBe(created.secret);

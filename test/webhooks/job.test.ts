@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { DEFAULT_JOBS, startScheduler } from '../../src/jobs/scheduler.js';
-import { seedTenant, tempDir } from '../helpers.js';
+import { seedTenant, testDataDir } from '../helpers.js';
 import { allowLoopback, emitEvent, startReceiver } from './harness.js';
 
 describe('the webhook jobs', () => {
   it('are among the jobs `ecf serve` runs, and the delivery job sends what is due from a real data directory', async () => {
     expect(DEFAULT_JOBS.map((j) => [j.name, j.interval])).toEqual(expect.arrayContaining([['webhooks', '5s'], ['webhook-purge', '6h']]));
-    const dataDir = tempDir();
+    const dataDir = testDataDir();
     const engine = await openEngine({ dataDir });
     try {
       const { tenant } = await seedTenant(engine);

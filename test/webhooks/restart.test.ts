@@ -3,12 +3,12 @@ import { ManualClock } from '../../src/engine/clock.js';
 import { openEngine, type Engine } from '../../src/engine/engine.js';
 import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';
 import { createWebhook, getWebhook } from '../../src/engine/webhooks/endpoints.js';
-import { seedTenant, tempDir } from '../helpers.js';
+import { seedTenant, testDataDir } from '../helpers.js';
 import { MINUTE, SECOND, allowLoopback, emitEvent, startReceiver, verifyWith, type Received } from './harness.js';
 
 describe('at least once across a restart', () => {
   it('loses no event when the receiver fails half the time and the engine stops in the middle of a delivery', async () => {
-    const dataDir = tempDir();
+    const dataDir = testDataDir();
     const clock = new ManualClock('2026-03-10T14:00:00.000Z');
     let engine: Engine = await openEngine({ dataDir, clock });
     const opened = [engine];

@@ -5,7 +5,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
-import { openEngine, type Engine } from '../../engine/engine.js';
+import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
 import { currentSecretStore, keychainAvailable } from '../../engine/secrets/select.js';
 import { settingView } from '../../engine/settings/settings.js';
 import { migrationStatus } from '../../engine/store/migrate.js';
@@ -32,11 +32,17 @@ export default class Doctor extends EcfCommand {
     const add = (check: string, status: DoctorCheck['status'], detail: string) => checks.push({ check, status, detail });
 
     const dirOk = checkDataDir(dataDir, add);
-    const dbFile = join(dataDir, DATABASE_FILE);
+    let url: string | undefined;
+    try {
+      url = databaseUrlOf({ dataDir });
+    } catch (err) {
+      add('database', 'fail', reason(err));
+    }
+    const dbFile = url ? withoutPassword(url) : join(dataDir, DATABASE_FILE);
     let engine: Engine | undefined;
     if (!dirOk) {
       add('database', 'fail', `not checked: the data directory ${dataDir} is not usable`);
-    } else if (!existsSync(dbFile)) {
+    } else if (!url && !existsSync(dbFile)) {
       add('database', 'fail', `no database at ${dbFile}; run \`ecf init\``);
     } else {
       try {
@@ -120,7 +126,24 @@ function checkDataDir(dataDir: string, add: Add): boolean {
   return true;
 }
 
+/** The URL as it may be shown: never its password. */
+function withoutPassword(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
 async function checkDatabase(engine: Engine, dbFile: string, add: Add): Promise<void> {
+  if (engine.dialect === 'postgres') {
+    // PostgreSQL keeps its own pages whole (checksums, WAL); the doctor checks it answers.
+    try {
+      const { rows } = await sql<{ version: string }>`select current_setting('server_version') as version`.execute(engine.db);
+      add('database', 'ok', `${dbFile}: PostgreSQL ${rows[0]!.version} answers`);
+    } catch (err) {
+      add('database', 'fail', `${dbFile} does not answer: ${reason(err)}`);
+    }
+    return;
+  }
   try {
     const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(engine.db);
     // One row per problem, and a row may hold several lines.

@@ -29,6 +29,13 @@ export interface BackupResult {
  * passphrase. The file appears only once complete, readable by its owner.
  */
 export async function backupDataDir(engine: Engine, file: string, passphrase: string): Promise<BackupResult> {
+  if (engine.dialect === 'postgres') {
+    throw new EngineError(
+      'conflict',
+      'Backup.PostgresStore',
+      'The store is in PostgreSQL: back it up with pg_dump (or the server\'s own backups); the secrets live in the encrypted-file store of each node.',
+    );
+  }
   checkPassphrase(passphrase);
   const target = resolve(file);
   if (existsSync(target)) {

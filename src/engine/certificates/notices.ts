@@ -1,6 +1,7 @@
 import type { Engine } from '../engine.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { inTransaction } from '../store/database.js';
+import { onceInCluster } from '../store/locking.js';
 import { listCertificates } from './certificates.js';
 
 /** Days before notAfter at which the active certificate is announced as expiring, widest first. */
@@ -27,6 +28,8 @@ export async function emitCertificateNotices(engine: Engine): Promise<EventEnvel
     const certificates = await listCertificates(engine, tenantId);
     const active = certificates.find((c) => c.status === 'active');
     await inTransaction(engine.db, async (tx) => {
+      // Another process telling this tenant now tells the same facts (they are keyed): one is enough.
+      if (!(await onceInCluster(tx, `certificate-notices:${tenantId}`))) return;
       if (active) {
         const daysUntilExpiry = Math.floor((Date.parse(active.notAfter) - now.getTime()) / DAY_MS);
         const threshold = [...EXPIRY_NOTICE_DAYS].reverse().find((d) => daysUntilExpiry <= d);

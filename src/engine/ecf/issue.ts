@@ -15,6 +15,7 @@ import { allocateIn, annulmentOf } from '../sequences/ranges.js';
 import { getSettings } from '../settings/settings.js';
 import type { Db, Tx } from '../store/database.js';
 import { inGroupCommit } from '../store/group-commit.js';
+import { isUniqueViolation } from '../store/locking.js';
 import { insertRow, prepared } from '../store/prepared.js';
 import type { EcfTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
@@ -145,7 +146,8 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   const toleranceWarning = outcome.warnings.length ? outcome.warnings.map((w) => `${w.path}: ${w.message}`).join('; ') : null;
 
   return inGroupCommit(engine.db, async (tx) => {
-    // Another request with this key or internal number may have committed since the first look.
+    // Another request with this key or internal number may have committed since the first look
+    // (on PostgreSQL one may also commit after this look: the unique indexes catch it, below).
     const raced = await replay(tx, tenantId, key, requestHash, internalNumber);
     if (raced) return { ecf: ecfView(raced), created: false };
 
@@ -218,6 +220,13 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
       await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
     }
     return { ecf: view, created: true };
+  }).catch(async (e: unknown) => {
+    // Several writers at once (PostgreSQL): the one that committed the key, internal number or external e-NCF first wins.
+    if (!isUniqueViolation(e)) throw e;
+    const winner = await replay(engine.db, tenantId, key, requestHash, internalNumber);
+    if (winner) return { ecf: ecfView(winner), created: false };
+    if (sequenceMode === 'external') throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
+    throw e;
   });
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
@@ -10,6 +10,7 @@ import { check } from '../validation.js';
 import { ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
+import { rowKey } from '../store/functions.js';
 
 export async function getEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const row = isUuid(id)
@@ -111,7 +112,7 @@ function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
 function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
   const branch = (column: 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key', prefix: string) =>
     filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
-      sql<number>`rowid`.as('rid'),
+      rowKey(engine.db).ref.as('rid'),
       'issued_at',
       'monto_total_cents',
       'id',
@@ -139,7 +140,7 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
     ]);
     const rids = pageHits.map((h) => h.rid);
     const found = rids.length
-      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, sql<number>`rowid`.as('rid')]).where(sql<number>`rowid`, 'in', rids).execute()
+      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, rowKey(engine.db).ref.as('rid')]).where(rowKey(engine.db).ref, 'in', rids).execute()
       : [];
     const byRid = new Map(found.map((r) => [r.rid, r]));
     rows = rids.map((rid) => byRid.get(rid)!);

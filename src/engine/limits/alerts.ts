@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { getSettings } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';
+import { onceInCluster } from '../store/locking.js';
 import { businessMsBetween, insideBusinessHours, parseBusinessHours } from './business-hours.js';
 import { pauseInForce } from './pause.js';
 
@@ -110,6 +111,8 @@ export async function evaluateAlerts(engine: Engine): Promise<EventEnvelope[]> {
   }
   if (plans.length === 0) return [];
   return inTransaction(engine.db, async (tx) => {
+    // One process of the cluster tells; the state it writes is re-read under the lock (spike), or the fact is keyed (silence).
+    if (!(await onceInCluster(tx, 'alerts'))) return [];
     const sent: EventEnvelope[] = [];
     for (const p of plans) {
       if (p.spike) {

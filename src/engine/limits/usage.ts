@@ -5,9 +5,11 @@ import { invalidField } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { onceInCluster } from '../store/locking.js';
 import { requireOrganization } from '../tenants/organizations.js';
 import { fanOut } from '../webhooks/fan-out.js';
 import { reached } from './monthly-cap.js';
+import { greater } from '../store/functions.js';
 
 /**
  * Organization usage per billing period. A billing period is a Dominican
@@ -93,8 +95,8 @@ export async function noteOrganizationUsage(tx: Tx, now: Date, organizationId: s
     .values({ organization_id: organizationId, period, peak_tenants: c.tenants, peak_members: c.members, closed_at: null })
     .onConflict((oc) =>
       oc.columns(['organization_id', 'period']).doUpdateSet((eb) => ({
-        peak_tenants: eb.fn('max', [eb.ref('organization_usage.peak_tenants'), eb.val(c.tenants)]),
-        peak_members: eb.fn('max', [eb.ref('organization_usage.peak_members'), eb.val(c.members)]),
+        peak_tenants: greater(tx, eb, eb.ref('organization_usage.peak_tenants'), eb.ref('excluded.peak_tenants')),
+        peak_members: greater(tx, eb, eb.ref('organization_usage.peak_members'), eb.ref('excluded.peak_members')),
       })),
     )
     .execute();
@@ -169,6 +171,8 @@ export async function evaluateUsage(engine: Engine): Promise<EventEnvelope[]> {
   const open = await engine.db.selectFrom('organization_usage').select(['organization_id', 'period']).where('closed_at', 'is', null).where('period', '<', current).execute();
   const organizations = await engine.db.selectFrom('organizations').select('id').orderBy('created_at').orderBy('id').execute();
   return inTransaction(engine.db, async (tx) => {
+    // One process of the cluster closes periods; the close is keyed and the peaks are upserts, so a later run repeats nothing.
+    if (!(await onceInCluster(tx, 'usage'))) return [];
     const sent: EventEnvelope[] = [];
     for (const { organization_id, period } of open) {
       const summary = await view(tx, organization_id, period);

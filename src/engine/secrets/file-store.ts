@@ -6,42 +6,68 @@ import { SECRET_KEY_FILE } from '../data-dir.js';
 import { ensureSecretStoreKey } from '../engine.js';
 import type { SecretStore } from './secret-store.js';
 
+/** Where the sealed bodies rest, by the hash of the secret's name. */
+export interface SealedPlace {
+  read(file: string): Promise<string | null>;
+  write(file: string, body: string): Promise<void>;
+  remove(file: string): Promise<void>;
+  describe(): string;
+}
+
+/** `<data dir>/secrets`: one machine's files, mode 0600. */
+export function directoryPlace(dataDir: string): SealedPlace {
+  const dir = join(dataDir, 'secrets');
+  return {
+    async read(file) {
+      return existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8') : null;
+    },
+    async write(file, body) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, `${file}.tmp`), body, { mode: 0o600 });
+      renameSync(join(dir, `${file}.tmp`), join(dir, file));
+    },
+    async remove(file) {
+      rmSync(join(dir, file), { force: true });
+    },
+    describe: () => `encrypted files in ${dir}`,
+  };
+}
+
 /**
- * Secrets as files under `<data dir>/secrets`, each sealed with AES-256-GCM
- * under a 32-byte key that never enters the database: `ECF_SECRET_KEY`
- * (base64) when set, for machines that mount it, else the key file beside
- * the database (mode 0600). The secret's name is the additional data, so a
- * file moved to another name fails to open.
+ * Secrets sealed with AES-256-GCM under a 32-byte key that never enters the
+ * database: `ECF_SECRET_KEY` (base64) when set, for machines that mount it,
+ * else the key file beside the database (mode 0600). The sealed bodies rest
+ * as files under `<data dir>/secrets`, or, when several machines share a
+ * PostgreSQL store, in its `sealed_secrets` table (sealed-place.ts), so
+ * every node with the key opens them. The secret's name is the additional
+ * data, so a body moved to another name fails to open.
  */
 export class EncryptedFileStore implements SecretStore {
   readonly kind = 'file' as const;
-  readonly #dir: string;
+  readonly #place: SealedPlace;
   readonly #key: Buffer;
 
-  constructor(dataDir: string, env: NodeJS.ProcessEnv = process.env) {
-    this.#dir = join(dataDir, 'secrets');
+  constructor(dataDir: string, env: NodeJS.ProcessEnv = process.env, place: SealedPlace = directoryPlace(dataDir)) {
+    this.#place = place;
     this.#key = loadKey(dataDir, env);
   }
 
   #file(name: string): string {
-    return join(this.#dir, `${createHash('sha256').update(name).digest('hex')}.sealed`);
+    return `${createHash('sha256').update(name).digest('hex')}.sealed`;
   }
 
   async put(name: string, secret: Buffer): Promise<void> {
-    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv).setAAD(Buffer.from(name));
     const sealed = Buffer.concat([cipher.update(secret), cipher.final()]);
     const body = JSON.stringify({ v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: sealed.toString('base64') });
-    const file = this.#file(name);
-    writeFileSync(`${file}.tmp`, body, { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
+    await this.#place.write(this.#file(name), body);
   }
 
   async get(name: string): Promise<Buffer | null> {
-    const file = this.#file(name);
-    if (!existsSync(file)) return null;
-    const { iv, tag, data } = JSON.parse(readFileSync(file, 'utf8')) as { iv: string; tag: string; data: string };
+    const stored = await this.#place.read(this.#file(name));
+    if (stored === null) return null;
+    const { iv, tag, data } = JSON.parse(stored) as { iv: string; tag: string; data: string };
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64')).setAAD(Buffer.from(name));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
@@ -52,11 +78,11 @@ export class EncryptedFileStore implements SecretStore {
   }
 
   async delete(name: string): Promise<void> {
-    rmSync(this.#file(name), { force: true });
+    await this.#place.remove(this.#file(name));
   }
 
   describe(): string {
-    return `encrypted files in ${this.#dir}`;
+    return this.#place.describe();
   }
 }
 

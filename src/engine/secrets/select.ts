@@ -2,6 +2,7 @@ import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { getSetting } from '../settings/settings.js';
 import { EncryptedFileStore } from './file-store.js';
+import { databasePlace } from './sealed-place.js';
 import { KeychainStore } from './keychain-store.js';
 import type { SecretStore, SecretStoreKind } from './secret-store.js';
 
@@ -15,7 +16,10 @@ export function keychainAvailable(): Promise<boolean> {
 
 /** The store of a given kind (for reading what was stored there). */
 export function storeOf(engine: Engine, kind: SecretStoreKind): SecretStore {
-  return kind === 'keychain' ? new KeychainStore() : new EncryptedFileStore(engine.dataDir);
+  if (kind === 'keychain') return new KeychainStore();
+  // Several machines share a PostgreSQL store: the sealed bodies go with it, the key stays on each node.
+  const place = engine.dialect === 'postgres' ? databasePlace(engine.db, () => engine.clock.now()) : undefined;
+  return new EncryptedFileStore(engine.dataDir, process.env, place);
 }
 
 /**

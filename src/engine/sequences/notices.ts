@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction } from '../store/database.js';
+import { onceInCluster } from '../store/locking.js';
 import { rangeView } from './ranges.js';
 
 /** Days before a range's expiry at which it is announced, widest first. */
@@ -30,6 +31,8 @@ export async function emitSequenceNotices(engine: Engine): Promise<EventEnvelope
     if (!fractions.has(r.tenant_id)) fractions.set(r.tenant_id, await getSetting<number>(engine, 'sequences.low_stock_fraction', r.tenant_id));
   }
   return inTransaction(engine.db, async (tx) => {
+    // Another process telling now tells the same facts (they are keyed): one is enough.
+    if (!(await onceInCluster(tx, 'sequence-notices'))) return [];
     const sent: EventEnvelope[] = [];
     for (const r of rows) {
       const view = rangeView(r, fractions.get(r.tenant_id)!);

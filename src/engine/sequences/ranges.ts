@@ -8,6 +8,7 @@ import type { EcfType } from '../documents/payload.js';
 import { TYPE_NAMES } from '../documents/types.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';
+import { forUpdate } from '../store/locking.js';
 import type { SequenceRangesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import type { Environment } from '../schema-types.js';
@@ -65,7 +66,8 @@ export async function addRange(engine: Engine, input: unknown): Promise<Sequence
   if (!NON_EXPIRING.has(type) && !expiresOn) errors.push({ path: 'expiresOn', code: 'Sequence.ExpiryRequired', message: `type ${type} ranges need an expiry date` });
   if (errors.length) throw new ValidationError(errors);
   return inTransaction(engine.db, async (tx) => {
-    await requireTenant(tx, cmd.tenantId);
+    // Ranges of a tenant are added one at a time, or two overlapping ones could both pass the check.
+    await requireTenant(tx, cmd.tenantId, { forUpdate: true });
     const overlapping = await tx
       .selectFrom('sequence_ranges')
       .select(['range_from', 'range_to'])
@@ -117,6 +119,32 @@ export interface Allocation extends AllocatedSequence {
   readonly expiresOn: string | null;
 }
 
+// Locked: a concurrent allocation waits, then reads the pointer this one moved.
+const openRangesOf = prepared((db, p: { tenantId: string; environment: string; type: number; today: string }) =>
+  forUpdate(
+    db,
+    db
+      .selectFrom('sequence_ranges')
+      .selectAll()
+      .where('tenant_id', '=', p.tenantId)
+      .where('environment', '=', p.environment)
+      .where('type', '=', p.type)
+      .where('active', '=', 1)
+      .whereRef('next', '<=', 'range_to')
+      .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', p.today)]))
+      .orderBy('range_from')
+      .limit(1),
+  ),
+);
+const movePointer = prepared((db, p: { id: string; from: number; next: number; annulledAhead: number }) =>
+  db
+    .updateTable('sequence_ranges')
+    .set({ next: p.next, annulled_ahead: p.annulledAhead })
+    .where('id', '=', p.id)
+    .where('next', '=', p.from)
+    .returning('id'),
+);
+
 /**
  * Takes the next number inside the caller's transaction: from the active,
  * unexpired range with numbers left and the lowest start, stepping over
@@ -125,23 +153,6 @@ export interface Allocation extends AllocatedSequence {
  * reaches the low-stock fraction and `sequence.exhausted` when it runs out,
  * once each.
  */
-const openRangesOf = prepared((db, p: { tenantId: string; environment: string; type: number; today: string }) =>
-  db
-    .selectFrom('sequence_ranges')
-    .selectAll()
-    .where('tenant_id', '=', p.tenantId)
-    .where('environment', '=', p.environment)
-    .where('type', '=', p.type)
-    .where('active', '=', 1)
-    .whereRef('next', '<=', 'range_to')
-    .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', p.today)]))
-    .orderBy('range_from')
-    .limit(1),
-);
-const movePointer = prepared((db, p: { id: string; from: number; next: number; annulledAhead: number }) =>
-  db.updateTable('sequence_ranges').set({ next: p.next, annulled_ahead: p.annulledAhead }).where('id', '=', p.id).where('next', '=', p.from),
-);
-
 export async function allocateIn(
   tx: Tx,
   now: Date,
@@ -161,7 +172,9 @@ export async function allocateIn(
   const sequential = range.next;
   const moved =
     range.annulled_ahead > 0 ? await skipAnnulled(tx, range.id, sequential + 1, range.annulled_ahead) : { next: sequential + 1, annulledAhead: 0 };
-  await movePointer(tx, { id: range.id, from: sequential, next: moved.next, annulledAhead: moved.annulledAhead });
+  const updated = await movePointer(tx, { id: range.id, from: sequential, next: moved.next, annulledAhead: moved.annulledAhead });
+  // Never hand out a number whose pointer another writer moved: the transaction fails instead.
+  if (updated.length !== 1) throw new EngineError('unavailable', 'Store.Unavailable', 'The e-NCF range changed under this allocation; retry with the same Idempotency-Key.');
   const after = { ...range, next: moved.next, annulled_ahead: moved.annulledAhead };
   const view = rangeView(after, lowStockFraction);
   if (view.remaining === 0) {

@@ -1,11 +1,14 @@
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely';
 import { EngineError } from '../errors.js';
 import type { Db } from './database.js';
+import { dialectOf } from './dialect.js';
 import { migrations } from './migrations/index.js';
+import { PostgresTypesPlugin } from './postgres-ddl.js';
 
 function migrator(db: Db): Migrator {
   return new Migrator({
-    db,
+    // The migrations name SQLite's column types; PostgreSQL gets its equivalents.
+    db: dialectOf(db) === 'postgres' ? db.withPlugin(new PostgresTypesPlugin()) : db,
     provider: { getMigrations: async () => migrations },
   });
 }

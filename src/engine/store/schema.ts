@@ -379,6 +379,13 @@ export interface InboundApprovalsTable {
   received_at: string;
 }
 
+/** Sealed (AES-256-GCM) secrets of the encrypted store on PostgreSQL (migration 0012); the file name of the sealed body is the key. */
+export interface SealedSecretsTable {
+  name: string;
+  body: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -406,4 +413,5 @@ export interface Database {
   received_ecf: ReceivedEcfTable;
   received_ecf_approvals: ReceivedEcfApprovalsTable;
   inbound_approvals: InboundApprovalsTable;
+  sealed_secrets: SealedSecretsTable;
 }

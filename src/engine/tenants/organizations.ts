@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { conflict, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
+import { forUpdate } from '../store/locking.js';
 import type { OrganizationsTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { toDominicanIso } from '../clock.js';
@@ -16,10 +17,10 @@ import {
 import { emitted, memberView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
-export async function requireOrganization(db: Db, id: string): Promise<Selectable<OrganizationsTable>> {
-  const row = isUuid(id)
-    ? await db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
-    : undefined;
+/** `forUpdate`: the caller's transaction checks a cap of the organization; other such writers wait for it. */
+export async function requireOrganization(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Selectable<OrganizationsTable>> {
+  const query = db.selectFrom('organizations').selectAll().where('id', '=', id);
+  const row = isUuid(id) ? await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst() : undefined;
   if (!row) throw notFound('Organization');
   return row;
 }
@@ -88,7 +89,7 @@ export async function listOrganizations(engine: Engine): Promise<OrganizationVie
 export async function addMember(engine: Engine, organizationId: string, input: unknown): Promise<MemberView> {
   const cmd = check(AddMemberInput, input);
   return inTransaction(engine.db, async (tx) => {
-    const org = await requireOrganization(tx, organizationId);
+    const org = await requireOrganization(tx, organizationId, { forUpdate: true });
     const { n } = await tx
       .selectFrom('organization_members')
       .select((eb) => eb.fn.countAll<number>().as('n'))

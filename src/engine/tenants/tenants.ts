@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
+import { forUpdate } from '../store/locking.js';
 import { prepared } from '../store/prepared.js';
 import type { TenantsTable } from '../store/schema.js';
 import { check } from '../validation.js';
@@ -16,9 +17,11 @@ import { tenantView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
 const tenantById = prepared((db, p: { id: string }) => db.selectFrom('tenants').selectAll().where('id', '=', p.id));
+const tenantByIdForUpdate = prepared((db, p: { id: string }) => forUpdate(db, db.selectFrom('tenants').selectAll().where('id', '=', p.id)));
 
-export async function requireTenant(db: Db, id: string): Promise<Selectable<TenantsTable>> {
-  const row = isUuid(id) ? (await tenantById(db, { id }))[0] : undefined;
+/** `forUpdate`: the caller's transaction writes what depends on this tenant; other such writers wait for it. */
+export async function requireTenant(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Selectable<TenantsTable>> {
+  const row = isUuid(id) ? (await (options.forUpdate ? tenantByIdForUpdate : tenantById)(db, { id }))[0] : undefined;
   if (!row) throw notFound('Tenant');
   return row;
 }
@@ -52,7 +55,7 @@ export async function createTenant(engine: Engine, input: unknown): Promise<Tena
 
 /** The plan's tenant cap: call inside the transaction that adds the tenant. */
 async function assertRoomForTenant(db: Db, organizationId: string): Promise<void> {
-  const org = await requireOrganization(db, organizationId);
+  const org = await requireOrganization(db, organizationId, { forUpdate: true });
   const { n } = await db
     .selectFrom('tenants')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -7,6 +7,7 @@ import { toEnvelope, type EventEnvelope } from '../events/outbox.js';
 import { isUuid, newEventId } from '../ids.js';
 import { pageOf, pageWindow } from '../paging.js';
 import { inTransaction, type Db } from '../store/database.js';
+import { forUpdate, onceInCluster, skipLocked } from '../store/locking.js';
 import type { WebhookDeliveriesTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { leaseOwnerName } from '../work/queue.js';
@@ -107,8 +108,12 @@ export async function retryDelivery(engine: Engine, tenantId: string, endpointId
 /** Removes deliveries created more than 30 days ago, whatever their state. */
 export async function purgeDeliveries(engine: Engine): Promise<{ removed: number }> {
   const cutoff = new Date(engine.clock.now().getTime() - DELIVERY_RETENTION_MS).toISOString();
-  const r = await engine.db.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).executeTakeFirst();
-  return { removed: Number(r.numDeletedRows) };
+  return inTransaction(engine.db, async (tx) => {
+    // Two processes purging at once would only contend for the same rows.
+    if (!(await onceInCluster(tx, 'webhook-purge'))) return { removed: 0 };
+    const r = await tx.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).executeTakeFirst();
+    return { removed: Number(r.numDeletedRows) };
+  });
 }
 
 /* ------------------------------------------------------------------ */
@@ -209,19 +214,26 @@ export async function claimDeliveries(
     .updateTable('webhook_deliveries')
     .set({ lease_owner: options.owner, lease_expires_at: new Date(now.getTime() + options.leaseMs).toISOString() })
     .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-        .select('d.id')
-        .where('d.endpoint_id', '=', options.endpointId)
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', at)
-        .where('e.enabled', '=', 1)
-        .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', at)]))
-        .orderBy('d.next_attempt_at')
-        .orderBy('d.created_at')
-        .limit(options.limit),
+      skipLocked(
+        db,
+        eb
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+          .select('d.id')
+          .where('d.endpoint_id', '=', options.endpointId)
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', at)
+          .where('e.enabled', '=', 1)
+          .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', at)]))
+          .orderBy('d.next_attempt_at')
+          .orderBy('d.created_at')
+          .limit(options.limit),
+        'd',
+      ),
     )
+    // Checked again on the row updated: PostgreSQL re-reads it after waiting for another claimer's lock.
+    .where('status', '=', 'pending')
+    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
     .returningAll()
     .execute();
 }
@@ -246,12 +258,10 @@ async function record(engine: Engine, delivery: DeliveryRow, owner: string, sent
   const at = now.toISOString();
   const base = { deliveryId: delivery.id, endpointId: delivery.endpoint_id, eventId: delivery.event_id, statusCode: sent.statusCode, error: sent.error };
   return inTransaction(engine.db, async (tx) => {
-    const current = await tx
-      .selectFrom('webhook_deliveries')
-      .select(['attempts', 'status'])
-      .where('id', '=', delivery.id)
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
+    const current = await forUpdate(
+      tx,
+      tx.selectFrom('webhook_deliveries').select(['attempts', 'status']).where('id', '=', delivery.id).where('lease_owner', '=', owner),
+    ).executeTakeFirst();
     if (!current || current.status !== 'pending') return { ...base, outcome: 'lease_lost', nextAttemptAt: null };
     const attempts = current.attempts + 1;
     const common = { attempts, last_status_code: sent.statusCode, lease_owner: null, lease_expires_at: null, updated_at: at };

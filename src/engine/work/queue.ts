@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
+import { skipLocked } from '../store/locking.js';
 import type { WorkTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import { newId } from '../ids.js';
@@ -102,6 +103,9 @@ export interface ClaimOptions {
 /**
  * Claims up to `limit` due items whose lease is free or expired, oldest due
  * first, in one UPDATE ... RETURNING: two claimers can never get the same row.
+ * On PostgreSQL the chosen rows are locked as they are chosen and rows
+ * another claimer holds are skipped; the lease test is repeated on the row
+ * being updated, which PostgreSQL re-reads after waiting for a lock.
  */
 export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<WorkItem[]> {
   if (options.kinds.length === 0 || options.limit <= 0) return [];
@@ -115,15 +119,19 @@ export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<W
       updated_at: at,
     })
     .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('work')
-        .select('id')
-        .where('kind', 'in', options.kinds)
-        .where('due_at', '<=', at)
-        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
-        .orderBy('due_at')
-        .limit(options.limit),
+      skipLocked(
+        db,
+        eb
+          .selectFrom('work')
+          .select('id')
+          .where('kind', 'in', options.kinds)
+          .where('due_at', '<=', at)
+          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
+          .orderBy('due_at')
+          .limit(options.limit),
+      ),
     )
+    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
     .returningAll()
     .execute();
   return rows.map(toItem).sort((a, b) => a.dueAt.localeCompare(b.dueAt));

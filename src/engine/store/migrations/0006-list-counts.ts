@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { searchKey } from '../../ecf/search-key.js';
+import { createRowTrigger, dropRowTrigger, rowKey, withoutRowid } from '../ddl.js';
 
 const BACKFILL_BATCH = 5000;
 
@@ -18,26 +19,32 @@ const BACKFILL_BATCH = 5000;
  *   no case, no accents) and its index, by prefix range.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create table ecf_counts (
-    tenant_id text not null,
-    environment text not null,
-    type integer not null,
-    status text not null,
-    n integer not null,
-    primary key (tenant_id, environment, type, status)
-  ) without rowid`.execute(db);
+  await withoutRowid(
+    db,
+    db.schema
+      .createTable('ecf_counts')
+      .addColumn('tenant_id', 'text', (c) => c.notNull())
+      .addColumn('environment', 'text', (c) => c.notNull())
+      .addColumn('type', 'integer', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ecf_counts_pk', ['tenant_id', 'environment', 'type', 'status']),
+  ).execute();
   await sql`insert into ecf_counts (tenant_id, environment, type, status, n)
     select tenant_id, environment, type, status, count(*) from ecf group by tenant_id, environment, type, status`.execute(db);
 
   const add = (row: 'new' | 'old', delta: 1 | -1) =>
-    sql.raw(`insert into ecf_counts (tenant_id, environment, type, status, n)
+    `insert into ecf_counts (tenant_id, environment, type, status, n)
       values (${row}.tenant_id, ${row}.environment, ${row}.type, ${row}.status, ${delta})
-      on conflict (tenant_id, environment, type, status) do update set n = n + (${delta})`);
-  await sql`create trigger ecf_counts_insert after insert on ecf begin ${add('new', 1)}; end`.execute(db);
-  await sql`create trigger ecf_counts_delete after delete on ecf begin ${add('old', -1)}; end`.execute(db);
-  await sql`create trigger ecf_counts_update after update of tenant_id, environment, type, status on ecf
-    when old.tenant_id is not new.tenant_id or old.environment is not new.environment or old.type is not new.type or old.status is not new.status
-    begin ${add('old', -1)}; ${add('new', 1)}; end`.execute(db);
+      on conflict (tenant_id, environment, type, status) do update set n = ecf_counts.n + (${delta})`;
+  await createRowTrigger(db, { name: 'ecf_counts_insert', table: 'ecf', on: 'insert', body: [add('new', 1)] });
+  await createRowTrigger(db, { name: 'ecf_counts_delete', table: 'ecf', on: 'delete', body: [add('old', -1)] });
+  await createRowTrigger(db, {
+    name: 'ecf_counts_update',
+    table: 'ecf',
+    on: { update: ['tenant_id', 'environment', 'type', 'status'] },
+    body: [add('old', -1), add('new', 1)],
+  });
 
   for (const [name, column] of [
     ['ecf_list_type', 'type'],
@@ -49,12 +56,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   await db.schema.dropIndex('ecf_search_buyer_name').execute();
   await db.schema.alterTable('ecf').addColumn('buyer_name_key', 'text').execute();
-  for (let after = 0; ; ) {
-    const { rows } = await sql<{ rowid: number; buyer_name: string }>`select rowid, buyer_name from ecf
-      where rowid > ${after} and buyer_name is not null order by rowid limit ${BACKFILL_BATCH}`.execute(db);
-    for (const r of rows) await sql`update ecf set buyer_name_key = ${searchKey(r.buyer_name)} where rowid = ${r.rowid}`.execute(db);
+  const key = rowKey(db);
+  for (let after = key.first; ; ) {
+    const { rows } = await sql<{ k: number | string; buyer_name: string }>`select ${key.ref} as k, buyer_name from ecf
+      where ${key.ref} > ${after} and buyer_name is not null order by ${key.ref} limit ${BACKFILL_BATCH}`.execute(db);
+    for (const r of rows) await sql`update ecf set buyer_name_key = ${searchKey(r.buyer_name)} where ${key.ref} = ${r.k}`.execute(db);
     if (rows.length < BACKFILL_BATCH) break;
-    after = rows[rows.length - 1]!.rowid;
+    after = rows[rows.length - 1]!.k;
   }
   await db.schema.createIndex('ecf_search_buyer_name_key').on('ecf').columns(['tenant_id', 'buyer_name_key']).execute();
 }
@@ -71,6 +79,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await db.schema.dropIndex(`${name}_id`).execute();
     await db.schema.createIndex(name).on('ecf').columns(['tenant_id', column, 'issued_at']).execute();
   }
-  for (const t of ['ecf_counts_insert', 'ecf_counts_delete', 'ecf_counts_update']) await sql`drop trigger ${sql.raw(t)}`.execute(db);
+  for (const t of ['ecf_counts_insert', 'ecf_counts_delete', 'ecf_counts_update']) await dropRowTrigger(db, t, 'ecf');
   await db.schema.dropTable('ecf_counts').execute();
 }

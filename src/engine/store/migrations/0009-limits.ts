@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { createRowTrigger, dominicanMonth, dropRowTrigger, withoutRowid } from '../ddl.js';
 
 /**
  * Tenant limits and alerts.
@@ -16,8 +17,6 @@ import { sql, type Kysely } from 'kysely';
  * - `ecf_attempts_recorded`: the rejection-spike window reads the last hour's
  *   verdicts of every tenant in one range scan.
  */
-const PERIOD = (row: 'new' | 'old') => `strftime('%Y-%m', substr(${row}.issued_at, 1, 19), '-4 hours')`;
-
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('emission_pauses')
@@ -31,25 +30,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('emission_pauses_pk', ['scope', 'subject_id'])
     .execute();
 
-  await sql`create table ecf_monthly_counts (
-    tenant_id text not null,
-    environment text not null,
-    period text not null,
-    n integer not null,
-    primary key (tenant_id, environment, period)
-  ) without rowid`.execute(db);
+  await withoutRowid(
+    db,
+    db.schema
+      .createTable('ecf_monthly_counts')
+      .addColumn('tenant_id', 'text', (c) => c.notNull())
+      .addColumn('environment', 'text', (c) => c.notNull())
+      .addColumn('period', 'text', (c) => c.notNull())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ecf_monthly_counts_pk', ['tenant_id', 'environment', 'period']),
+  ).execute();
   await sql`insert into ecf_monthly_counts (tenant_id, environment, period, n)
-    select tenant_id, environment, strftime('%Y-%m', substr(issued_at, 1, 19), '-4 hours'), count(*) from ecf
+    select tenant_id, environment, ${sql.raw(dominicanMonth(db, 'issued_at'))}, count(*) from ecf
     group by 1, 2, 3`.execute(db);
   const add = (row: 'new' | 'old', delta: 1 | -1) =>
-    sql.raw(`insert into ecf_monthly_counts (tenant_id, environment, period, n)
-      values (${row}.tenant_id, ${row}.environment, ${PERIOD(row)}, ${delta})
-      on conflict (tenant_id, environment, period) do update set n = n + (${delta})`);
-  await sql`create trigger ecf_monthly_counts_insert after insert on ecf begin ${add('new', 1)}; end`.execute(db);
-  await sql`create trigger ecf_monthly_counts_delete after delete on ecf begin ${add('old', -1)}; end`.execute(db);
-  await sql`create trigger ecf_monthly_counts_update after update of tenant_id, environment, issued_at on ecf
-    when old.tenant_id is not new.tenant_id or old.environment is not new.environment or old.issued_at is not new.issued_at
-    begin ${add('old', -1)}; ${add('new', 1)}; end`.execute(db);
+    `insert into ecf_monthly_counts (tenant_id, environment, period, n)
+      values (${row}.tenant_id, ${row}.environment, ${dominicanMonth(db, `${row}.issued_at`)}, ${delta})
+      on conflict (tenant_id, environment, period) do update set n = ecf_monthly_counts.n + (${delta})`;
+  await createRowTrigger(db, { name: 'ecf_monthly_counts_insert', table: 'ecf', on: 'insert', body: [add('new', 1)] });
+  await createRowTrigger(db, { name: 'ecf_monthly_counts_delete', table: 'ecf', on: 'delete', body: [add('old', -1)] });
+  await createRowTrigger(db, {
+    name: 'ecf_monthly_counts_update',
+    table: 'ecf',
+    on: { update: ['tenant_id', 'environment', 'issued_at'] },
+    body: [add('old', -1), add('new', 1)],
+  });
 
   await db.schema
     .createTable('tenant_alert_state')
@@ -74,7 +79,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('ecf_attempts_recorded').execute();
   await db.schema.dropTable('organization_usage').execute();
   await db.schema.dropTable('tenant_alert_state').execute();
-  for (const t of ['ecf_monthly_counts_insert', 'ecf_monthly_counts_delete', 'ecf_monthly_counts_update']) await sql`drop trigger ${sql.raw(t)}`.execute(db);
+  for (const t of ['ecf_monthly_counts_insert', 'ecf_monthly_counts_delete', 'ecf_monthly_counts_update']) await dropRowTrigger(db, t, 'ecf');
   await db.schema.dropTable('ecf_monthly_counts').execute();
   await db.schema.dropTable('emission_pauses').execute();
 }

@@ -10,6 +10,7 @@ import * as annulments from './0008-annulments.js';
 import * as limits from './0009-limits.js';
 import * as reception from './0010-reception.js';
 import * as searchIndexes from './0011-search-indexes.js';
+import * as sealedSecrets from './0012-sealed-secrets.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-limits': limits,
   '0010-reception': reception,
   '0011-search-indexes': searchIndexes,
+  '0012-sealed-secrets': sealedSecrets,
 };
