@@ -17,10 +17,33 @@ export type Tx = Transaction<Database>;
  * Writers take the write lock when the transaction begins. A deferred BEGIN
  * that later upgrades to a write fails with SQLITE_BUSY at once in WAL mode,
  * whatever the busy timeout; BEGIN IMMEDIATE waits its turn instead.
+ *
+ * SQLite's own wait for the lock sleeps the thread, and with it every request
+ * of the event loop, for as long as another process (an `ecf issue` beside
+ * the server) or another engine of this process holds the lock; the latter
+ * can then never commit, since its next step waits for that same loop. So
+ * the wait for BEGIN is done here, between event-loop turns, for as long as
+ * the connection's busy timeout says; every other statement keeps SQLite's.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
+    const [{ timeout }] = (await run('pragma busy_timeout')).rows as [{ timeout: number }];
+    await run('pragma busy_timeout = 0');
+    try {
+      const giveUpAt = Date.now() + timeout;
+      for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+        try {
+          await run('begin immediate');
+          return;
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= giveUpAt) throw e;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    } finally {
+      await run(`pragma busy_timeout = ${timeout}`);
+    }
   }
 }
 
