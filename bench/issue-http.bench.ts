@@ -8,28 +8,17 @@
 import { fork, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { payload } from './documents.js';
+import { identicalBody, load, percentile, type Target } from './http-load.js';
 import { distModules, seedBenchIssuer } from './seed.js';
 import { rate } from './measure.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,16,64').split(',').map(Number);
-// Each request is a different sale: the first line's name carries the request number, so
-// duplicate detection (on by default, duplicates.mode observar) finds no twin. With the
-// very same body every time each request is a suspected duplicate of all the earlier ones
-// in the window; that case is measured separately at the end (IDENTICAL).
-const distinctBody = (i: number) =>
-  Buffer.from(JSON.stringify({ ...payload, lines: [{ ...payload.lines[0]!, name: `${payload.lines[0]!.name} #${i}` }, ...payload.lines.slice(1)] }));
-const identicalBody = Buffer.from(JSON.stringify(payload));
-
-
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 // ---- the server, in its own process ----
 const dataDir = mkdtempSync(join(tmpdir(), 'ecf-bench-http-'));
@@ -62,86 +51,17 @@ const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const signedInfoSized = Buffer.alloc(800, 'a');
 const raw = rate(() => sign('sha256', signedInfoSized, privateKey));
 
-// ---- the load generator ----
-interface Outcome {
-  readonly status: number;
-  readonly ms: number;
-  readonly text?: string;
-}
-
-function post(agent: Agent, key: string, body: Buffer): Promise<Outcome> {
-  const start = process.hrtime.bigint();
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port: ready.port,
-        method: 'POST',
-        path: '/api/v1/ecf',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': body.length,
-          'x-api-key': ready.key,
-          'idempotency-key': key,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const ms = Number(process.hrtime.bigint() - start) / 1e6;
-          const status = res.statusCode ?? 0;
-          resolve(status === 201 ? { status, ms } : { status, ms, text: Buffer.concat(chunks).toString('utf8').slice(0, 300) });
-        });
-      },
-    );
-    req.on('error', (e) => resolve({ status: 0, ms: Number(process.hrtime.bigint() - start) / 1e6, text: String(e) }));
-    req.end(body);
-  });
-}
-
-let keyCounter = 0;
-const runId = Date.now().toString(36);
-
-/** Keeps `clients` requests in flight for `ms`; the latency of each request and the failures. */
-async function load(clients: number, ms: number, identical = false) {
-  const agent = new Agent({ keepAlive: true, maxSockets: clients });
-  const latencies: number[] = [];
-  const failures = new Map<string, number>();
-  let firstFailure: string | undefined;
-  const start = performance.now();
-  const stopAt = start + ms;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < stopAt) {
-        const i = ++keyCounter;
-        const o = await post(agent, `bench-${runId}-${i}`, identical ? identicalBody : distinctBody(i));
-        if (o.status === 201) latencies.push(o.ms);
-        else {
-          const k = String(o.status);
-          failures.set(k, (failures.get(k) ?? 0) + 1);
-          firstFailure ??= `${o.status} ${o.text}`;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { latencies, elapsed, failures, firstFailure };
-}
-
 const fmt = (n: number, w = 7, d = 0) => n.toFixed(d).padStart(w);
 console.log(`document: e-CF 31, 12 lines, ${identicalBody.length} bytes of JSON (first line name numbered per request); server in a child process, ${seconds} s per N`);
 console.log(`raw RSA-2048 sign (server idle)   ${fmt(raw)} /s`);
 
-await load(4, 1000); // warm-up: JIT, statement cache, credentials opened
+const target: Target[] = [{ port: ready.port, key: ready.key }];
+await load(target, 4, 1000); // warm-up: JIT, statement cache, credentials opened
 let totalErrors = 0;
 async function measure(label: string, n: number, identical = false): Promise<void> {
   const usage0 = await serverUsage();
   const own0 = process.cpuUsage();
-  const r = await load(n, seconds * 1000, identical);
+  const r = await load(target, n, seconds * 1000, identical);
   const own = process.cpuUsage(own0);
   const usage1 = await serverUsage();
   const okPerSec = r.latencies.length / r.elapsed;
@@ -192,7 +112,7 @@ if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) {
   let failed: string | undefined;
   for (let i = 0; i < 3; i++) {
     const file = join(cliDir, `invoice-${i}.json`);
-    writeFileSync(file, JSON.stringify({ ...payload, internalNumber: `CLI-${runId}-${i}` }));
+    writeFileSync(file, JSON.stringify({ ...payload, internalNumber: `CLI-${Date.now().toString(36)}-${i}` }));
     const start = performance.now();
     const out = spawnSync(process.execPath, [bin, 'issue', file, '--data-dir', cliDir, '--json'], { cwd: root, encoding: 'utf8' });
     times.push(performance.now() - start);
