@@ -1,26 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { seedTenant, testDataDir } from '../helpers.js';
-
-/** Starts the built `ecf serve` on a free port and resolves with its base URL. */
-async function serve(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['bin/ecf.js', 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /serving (http:\/\/[^\s]+)\/api\/v1/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`ecf serve exited with ${code}: ${out}`)));
-  });
-  return { child, base };
-}
+import { startServe } from '../serve-process.js';
 
 describe('ecf serve', () => {
   it('answers GET /api/v1/emitter-profile with 401 without a key and 200 with an admin_tenant key, and stops on SIGTERM', async () => {
@@ -29,7 +11,7 @@ describe('ecf serve', () => {
     const { tenant, keys } = await seedTenant(engine);
     await engine.close();
 
-    const { child, base } = await serve(dataDir);
+    const { child, base } = await startServe(dataDir);
     try {
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const anonymous = await fetch(`${base}/api/v1/emitter-profile`);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
@@ -7,6 +7,7 @@ import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { TEST_SERVER_URL, invoice31, seedIssuer, testDataDir } from '../helpers.js';
 import { allowLoopback, startReceiver } from '../webhooks/harness.js';
+import { startServe } from '../serve-process.js';
 
 /**
  * Three `ecf serve` processes (API and jobs) on one PostgreSQL database,
@@ -28,17 +29,7 @@ interface Node {
 }
 
 async function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<Node> {
-  const child = spawn(process.execPath, ['bin/ecf.js', 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /serving (http:\/\/[^\s]+)\/api\/v1/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`ecf serve exited with ${code}: ${out}`)));
-  });
+  const { child, base } = await startServe(dataDir, { env, logLevel: 'error' });
   const node: Node = { child, base, alive: true };
   child.once('exit', () => (node.alive = false));
   return node;
