@@ -13,6 +13,13 @@ import { STORE, invoice31, seedIssuer, testDataDir, testEngine } from '../helper
  * the file lock; on PostgreSQL row locks, unique indexes and advisory locks
  * must give the same answers.
  */
+/**
+ * SQLite's writers wait for the file lock in its busy handler, which favours
+ * no one: a burst large enough to keep one engine writing past the 5 s busy
+ * timeout is refused (503) by design, so the SQLite bursts are smaller.
+ */
+const BURST = STORE === 'postgres' ? 25 : 5;
+
 async function twoEngines() {
   const a = await testEngine();
   const b = await openEngine({ dataDir: a.dataDir, clock: a.clock });
@@ -24,11 +31,11 @@ describe('several engines on one store', () => {
     const { a, b, close } = await twoEngines();
     try {
       const { tenant } = await seedIssuer(a);
-      const each = (engine: Engine) => Array.from({ length: 25 }, () => allocate(engine, tenant.id, { environment: 'test', type: 31 }));
+      const each = (engine: Engine) => Array.from({ length: BURST }, () => allocate(engine, tenant.id, { environment: 'test', type: 31 }));
       const numbers = (await Promise.all([...each(a), ...each(b)])).map((x) => x.encf);
-      expect(new Set(numbers).size).toBe(50);
+      expect(new Set(numbers).size).toBe(2 * BURST);
       const range = (await listRanges(a, tenant.id)).find((r) => r.type === 31 && r.environment === 'test')!;
-      expect(range.next).toBe(51);
+      expect(range.next).toBe(2 * BURST + 1);
     } finally {
       await close();
     }
@@ -39,7 +46,7 @@ describe('several engines on one store', () => {
     try {
       const { tenant } = await seedIssuer(a);
       const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => issueEcf(i % 2 ? a : b, tenant.id, { idempotencyKey: 'one-sale', payload: invoice31({ internalNumber: 'FAC-1' }) })),
+        Array.from({ length: BURST }, (_, i) => issueEcf(i % 2 ? a : b, tenant.id, { idempotencyKey: 'one-sale', payload: invoice31({ internalNumber: 'FAC-1' }) })),
       );
       expect(new Set(results.map((r) => r.ecf.id)).size).toBe(1);
       expect(results.filter((r) => r.created)).toHaveLength(1);
