@@ -13,6 +13,8 @@ import { STORE, invoice31, seedIssuer, testDataDir, testEngine } from '../helper
  * the file lock; on PostgreSQL row locks, unique indexes and advisory locks
  * must give the same answers.
  */
+const BURST = 25;
+
 async function twoEngines() {
   const a = await testEngine();
   const b = await openEngine({ dataDir: a.dataDir, clock: a.clock });
@@ -20,26 +22,33 @@ async function twoEngines() {
 }
 
 describe('several engines on one store', () => {
-  it('never hands out one e-NCF twice when engines allocate at the same time', async () => {
+  /*
+   * Concurrent writes from two engines in one process are PostgreSQL-only:
+   * better-sqlite3's busy handler sleeps the whole thread, so the engine
+   * holding SQLite's write lock cannot commit until the other gives up.
+   * SQLite's writers in separate processes are tested with real processes
+   * (work-queue and submission crash tests).
+   */
+  it.runIf(STORE === 'postgres')('never hands out one e-NCF twice when engines allocate at the same time', async () => {
     const { a, b, close } = await twoEngines();
     try {
       const { tenant } = await seedIssuer(a);
-      const each = (engine: Engine) => Array.from({ length: 25 }, () => allocate(engine, tenant.id, { environment: 'test', type: 31 }));
+      const each = (engine: Engine) => Array.from({ length: BURST }, () => allocate(engine, tenant.id, { environment: 'test', type: 31 }));
       const numbers = (await Promise.all([...each(a), ...each(b)])).map((x) => x.encf);
-      expect(new Set(numbers).size).toBe(50);
+      expect(new Set(numbers).size).toBe(2 * BURST);
       const range = (await listRanges(a, tenant.id)).find((r) => r.type === 31 && r.environment === 'test')!;
-      expect(range.next).toBe(51);
+      expect(range.next).toBe(2 * BURST + 1);
     } finally {
       await close();
     }
   });
 
-  it('issues one e-CF for one key sent to two engines at once, the others answering as replays', async () => {
+  it.runIf(STORE === 'postgres')('issues one e-CF for one key sent to two engines at once, the others answering as replays', async () => {
     const { a, b, close } = await twoEngines();
     try {
       const { tenant } = await seedIssuer(a);
       const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => issueEcf(i % 2 ? a : b, tenant.id, { idempotencyKey: 'one-sale', payload: invoice31({ internalNumber: 'FAC-1' }) })),
+        Array.from({ length: BURST }, (_, i) => issueEcf(i % 2 ? a : b, tenant.id, { idempotencyKey: 'one-sale', payload: invoice31({ internalNumber: 'FAC-1' }) })),
       );
       expect(new Set(results.map((r) => r.ecf.id)).size).toBe(1);
       expect(results.filter((r) => r.created)).toHaveLength(1);

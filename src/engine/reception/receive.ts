@@ -10,6 +10,7 @@ import type { Environment } from '../schema-types.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
+import { isUniqueViolation } from '../store/locking.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
@@ -140,8 +141,8 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
   }
   const key = signingKey(credentials.privateKey, credentials.certificate);
 
-  try {
-    return await inTransaction(engine.db, async (tx) => {
+  const store = () =>
+    inTransaction(engine.db, async (tx) => {
       let finalCode: NotReceivedCode | null = code;
       let finalReason = reason;
       if (finalCode === null) {
@@ -182,13 +183,15 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
       await emit(tx, now, tenantId, 'inbound_ecf.received', received);
       return { arecf: arecf.xml, received, replay: false };
     });
+  try {
+    return await store();
   } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
     // The same bytes arriving twice at once: the other request stored them first.
-    if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-      const again = await findByBytes(engine, tenantId, xmlSha256);
-      if (again) return again;
-    }
-    throw e;
+    const again = await findByBytes(engine, tenantId, xmlSha256);
+    if (again) return again;
+    // Other bytes of the same e-NCF committed first (several writers, PostgreSQL): told again, this one is the duplicate.
+    return store();
   }
 }
 
@@ -293,5 +296,9 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
     const approval = inboundApprovalView(row);
     await emit(tx, now, tenantId, 'commercial_approval.received', approval);
     return { approval, replay: false };
+  }).catch((e: unknown) => {
+    // Two decisions at once (several writers): the unique index keeps the first.
+    if (isUniqueViolation(e)) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`);
+    throw e;
   });
 }

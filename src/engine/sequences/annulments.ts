@@ -10,6 +10,7 @@ import { TYPE_NAMES } from '../documents/types.js';
 import type { Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { forUpdate } from '../store/locking.js';
 import type { AnnulmentLinesTable, AnnulmentsTable, SequenceRangesTable } from '../store/schema.js';
 import { annulmentAnswer, clientFor } from '../taxauth/client.js';
 import { clientSettings } from '../taxauth/environments.js';
@@ -129,8 +130,9 @@ export async function listAnnulments(engine: Engine, tenantId: string): Promise<
   return rows.map((r) => view(r, byAnnulment.get(r.id) ?? [], now));
 }
 
-async function findRow(db: Db, tenantId: string, id: string): Promise<Row> {
-  const row = isUuid(id) ? await db.selectFrom('annulments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst() : undefined;
+async function findRow(db: Db, tenantId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Row> {
+  const query = db.selectFrom('annulments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  const row = isUuid(id) ? await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst() : undefined;
   if (!row) throw notFound('Annulment');
   return row;
 }
@@ -202,7 +204,8 @@ async function placeLines(tx: Tx, tenantId: string, environment: Environment, li
     errors.push({ path: 'lines', code: 'Annulment.TooManyNumbers', message: `annul ${total} numbers; an ANECF counts at most ${MAX_TOTAL}` });
   }
 
-  const ranges = await tx.selectFrom('sequence_ranges').selectAll().where('tenant_id', '=', tenantId).where('environment', '=', environment).execute();
+  // Locked: an allocation moving a pointer waits for the annulment, and the other way round.
+  const ranges = await forUpdate(tx, tx.selectFrom('sequence_ranges').selectAll().where('tenant_id', '=', tenantId).where('environment', '=', environment)).execute();
   // The lines annulled before in each range touched, by first number: they never overlap, so their ends are in order too.
   const annulledIn = new Map<string, Pick<LineRow, 'annulment_id' | 'range_from' | 'range_to'>[]>();
   const placed = new Map<Line, RangeRow>();
@@ -387,7 +390,8 @@ export async function retryAnnulment(engine: Engine, tenantId: string, id: strin
   const leaseMs = await sendLeaseMs(engine, known.environment as Environment);
   const now = engine.clock.now();
   const claimed = await inTransaction(engine.db, async (tx) => {
-    const row = await findRow(tx, tenantId, id);
+    // Two retries at once: the second waits here, then sees the first one's `sending`.
+    const row = await findRow(tx, tenantId, id, { forUpdate: true });
     if (row.status === 'voided') {
       throw conflict('Annulment.NotRetryable', `Annulment ${row.id} is voided: the authority confirmed it${row.voided_at ? ` at ${toDominicanIso(row.voided_at)}` : ''}.`);
     }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { dialectOf } from './dialect.js';
 
 /**
@@ -24,6 +24,19 @@ export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Kyse
  */
 export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Kysely<any>, qb: QB, of?: string): QB {
   return dialectOf(db) === 'postgres' ? (qb.forUpdate(of ? [of] : undefined).skipLocked() as QB) : qb;
+}
+
+/**
+ * The condition of a claiming `update … where id in (pick) returning`, where
+ * `pick` selects the ids of at most its LIMIT rows. On PostgreSQL the rows
+ * are chosen once, locked, skipping those another claimer holds: as an IN
+ * subquery the planner may run the pick again for each row it updates and
+ * claim more rows than the limit (seen: two deliveries for a limit of one),
+ * so the ids are gathered into an array first (`= any(array(…))`, an init plan).
+ */
+export function claimedIds(db: Kysely<any>, pick: SelectQueryBuilder<any, any, any>, of?: string) {
+  return (eb: ExpressionBuilder<any, any>): Expression<SqlBool> =>
+    dialectOf(db) === 'postgres' ? eb(eb.ref('id'), '=', sql`any(array(${skipLocked(db, pick, of)}))`) : eb(eb.ref('id'), 'in', pick);
 }
 
 /**

@@ -7,7 +7,7 @@ import { toEnvelope, type EventEnvelope } from '../events/outbox.js';
 import { isUuid, newEventId } from '../ids.js';
 import { pageOf, pageWindow } from '../paging.js';
 import { inTransaction, type Db } from '../store/database.js';
-import { forUpdate, onceInCluster, skipLocked } from '../store/locking.js';
+import { claimedIds, forUpdate, onceInCluster } from '../store/locking.js';
 import type { WebhookDeliveriesTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { leaseOwnerName } from '../work/queue.js';
@@ -213,10 +213,10 @@ export async function claimDeliveries(
   return db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: options.owner, lease_expires_at: new Date(now.getTime() + options.leaseMs).toISOString() })
-    .where('id', 'in', (eb) =>
-      skipLocked(
+    .where(
+      claimedIds(
         db,
-        eb
+        db
           .selectFrom('webhook_deliveries as d')
           .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
           .select('d.id')

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
-import { skipLocked } from '../store/locking.js';
+import { claimedIds } from '../store/locking.js';
 import type { WorkTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import { newId } from '../ids.js';
@@ -118,10 +118,10 @@ export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<W
       attempts: sql<number>`attempts + 1`,
       updated_at: at,
     })
-    .where('id', 'in', (eb) =>
-      skipLocked(
+    .where(
+      claimedIds(
         db,
-        eb
+        db
           .selectFrom('work')
           .select('id')
           .where('kind', 'in', options.kinds)
