@@ -277,8 +277,11 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
             `between a send and its recording ${kills.filter((k) => k.sentNotRecorded > 0).length}; ` +
             `last run ${finalMs} ms: ${final.lines.at(-1)}`,
         );
-        // The scenarios and the staggered due times are there so the kills land in every phase.
-        for (const phase of ['first-send', 'poll'] as const) expect(killedIn(phase), `kills in ${phase}`).toBeGreaterThan(0);
+        // The scenarios and the staggered due times are there so kills land while claims are held. Which phase a
+        // random kill hits depends on how fast this machine runs the worker (a quiet CI machine once had no kill
+        // in first-send), so the phases are reported above and only kills inside some claim are required.
+        const phases = ['first-send', 'resend', 'ask-after-unclear', 'poll'] as const;
+        expect(phases.reduce((n, phase) => n + killedIn(phase), 0), 'kills with a claim held').toBeGreaterThan(0);
 
         // ---- what came out
         const engine = await openEngine({ dataDir, clock: realClock(), migrate: false });
