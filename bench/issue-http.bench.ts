@@ -68,7 +68,9 @@ async function measure(label: string, n: number, identical = false): Promise<voi
   const errors = [...r.failures.values()].reduce((a, b) => a + b, 0);
   totalErrors += errors;
   const p50 = percentile(r.latencies, 50);
+  const p90 = percentile(r.latencies, 90);
   const p99 = percentile(r.latencies, 99);
+  const max = r.latencies.at(-1) ?? NaN;
   const serverCpuMs = (usage1.cpu.user - usage0.cpu.user + usage1.cpu.system - usage0.cpu.system) / 1000;
   const serverCpuShare = (serverCpuMs / 1000 / r.elapsed) * 100;
   // Per e-CF: CPU of the whole server process (RSA on the thread pool included) and busy time of its event loop.
@@ -79,7 +81,7 @@ async function measure(label: string, n: number, identical = false): Promise<voi
   const ratioMark = ratio >= 0.5 ? 'ok' : 'MISSED';
   const p99Target = n === 16 && !identical ? `   (target <= 25 ms: ${p99 <= 25 ? 'ok' : 'MISSED'})` : '';
   console.log(
-    `${label} N=${String(n).padStart(2)}  ${fmt(okPerSec)} e-CF/s   p50 ${fmt(p50, 6, 1)} ms   p99 ${fmt(p99, 6, 1)} ms${p99Target}` +
+    `${label} N=${String(n).padStart(2)}  ${fmt(okPerSec)} e-CF/s   p50 ${fmt(p50, 6, 1)} ms   p90 ${fmt(p90, 6, 1)} ms   p99 ${fmt(p99, 6, 1)} ms${p99Target}   max ${fmt(max, 6, 1)} ms` +
       `   ratio ${ratio.toFixed(3)}${identical ? '' : ` (target >= 0.50: ${ratioMark})`}   CPU server ${fmt(serverCpuShare, 3)}% client ${fmt(clientCpuShare, 3)}%` +
       `   per e-CF: server CPU ${perEcf(serverCpuMs)} ms, event loop busy ${perEcf(loopMs)} ms` +
       `   201: ${r.latencies.length}, errors: ${errors}${errors ? ` ${JSON.stringify(Object.fromEntries(r.failures))}` : ''}`,

@@ -205,7 +205,16 @@ const credentials = new Map<string, Promise<SigningCredentials>>();
  */
 export async function signingCredentials(engine: Engine, tenantId: string): Promise<SigningCredentials> {
   await requireTenant(engine.db, tenantId);
-  const row = signingRow(await tenantRows(engine.db, tenantId), engine.clock.now());
+  return credentialsIn(engine, engine.db, tenantId);
+}
+
+/**
+ * signingCredentials for a tenant the caller has just read, with the rows
+ * read in the caller's transaction. A certificate not yet opened by this
+ * process is opened there too: once per certificate and process.
+ */
+export async function credentialsIn(engine: Engine, db: Db, tenantId: string): Promise<SigningCredentials> {
+  const row = signingRow(await tenantRows(db, tenantId), engine.clock.now());
   if (!row) {
     throw conflict('Certificate.NoneActive', 'The tenant has no valid, unrevoked certificate to sign with; upload one.');
   }

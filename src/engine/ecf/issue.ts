@@ -5,21 +5,22 @@ import { EngineError, ValidationError, conflict } from '../errors.js';
 import { emit } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { money } from '../money.js';
-import { signingCredentials } from '../certificates/certificates.js';
-import { signEcfOffThread } from '../documents/sign-ecf.js';
-import { computeTotals } from '../documents/totals.js';
+import { credentialsIn, type SigningCredentials } from '../certificates/certificates.js';
+import { signEcfOffThread, type SignedEcf } from '../documents/sign-ecf.js';
+import { computeTotals, type ComputedDocument } from '../documents/totals.js';
 import { validateIssue, type NormalizedDocument } from '../documents/validate.js';
-import type { Issuer } from '../documents/ecf-xml.js';
-import { signingKey } from '../signing/xmldsig.js';
+import type { Issuer, Numbering } from '../documents/ecf-xml.js';
+import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { allocateIn, annulmentOf } from '../sequences/ranges.js';
-import { getSettings } from '../settings/settings.js';
+import { settingsIn } from '../settings/settings.js';
 import type { Db, Tx } from '../store/database.js';
-import { inGroupCommit } from '../store/group-commit.js';
+import { inGroupCommitTwoStep } from '../store/group-commit.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { insertRow, prepared } from '../store/prepared.js';
-import type { EcfTable } from '../store/schema.js';
+import type { EcfTable, TenantsTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
-import { getEmitterProfile } from '../tenants/emitter-profile.js';
+import { emitterProfileIn } from '../tenants/emitter-profile.js';
+import type { EmitterProfileView } from '../tenants/schemas.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
 import { searchKey } from './search-key.js';
@@ -59,7 +60,7 @@ const byInternalNumber = async (db: Db, tenantId: string, internalNumber: string
   (await byInternalNumber_(db, { tenantId, internalNumber }))[0];
 
 /** An e-CF this request already issued, if any: same key (and same body), or same internalNumber. */
-async function replay(db: Db, tenantId: string, key: string, requestHash: string, internalNumber: string | null): Promise<Row | undefined> {
+async function replay(db: Db, { tenantId, key, requestHash, internalNumber }: Ask): Promise<Row | undefined> {
   const sameKey = await byKey(db, tenantId, key);
   if (sameKey) {
     if (sameKey.request_hash !== requestHash) {
@@ -91,6 +92,50 @@ function fingerprint(doc: NormalizedDocument, montoTotal: string): string {
   );
 }
 
+/** One issuing request, once its key and body are known to be well formed. */
+interface Ask {
+  readonly tenantId: string;
+  readonly key: string;
+  readonly requestHash: string;
+  readonly internalNumber: string | null;
+  readonly payload: unknown;
+  readonly environment: Environment | undefined;
+}
+
+/** What an e-CF needs before its number: read from the store and computed from the payload. */
+interface Prepared {
+  readonly tenant: Selectable<TenantsTable>;
+  readonly environment: Environment;
+  readonly now: Date;
+  readonly sequenceMode: 'managed' | 'external';
+  readonly duplicateMode: 'off' | 'observar' | 'rechazar';
+  readonly windowMinutes: number;
+  readonly lowStockFraction: number;
+  readonly monthlyCap: number | null;
+  readonly doc: NormalizedDocument;
+  readonly computed: ComputedDocument;
+  readonly signingKey: SigningKey;
+  readonly issuer: Issuer;
+  readonly duringContingency: boolean;
+  readonly montoTotal: string;
+  readonly print: string;
+  readonly toleranceWarning: string | null;
+}
+
+/** A unit staged in the shared transaction: a replay, or an e-CF numbered and being signed. */
+type Staged =
+  | { readonly replayed: IssueResult }
+  | {
+      readonly ask: Ask;
+      readonly p: Prepared;
+      readonly id: string;
+      readonly numbering: Numbering & { rangeId: string | null };
+      readonly previous: Twin | undefined;
+      readonly signing: Promise<SignedEcf>;
+    };
+
+const ISSUE_SETTINGS = ['sequences.mode', 'duplicates.mode', 'duplicates.window_minutes', 'sequences.low_stock_fraction', 'limits.monthly_ecf_cap'] as const;
+
 /**
  * POST /ecf: validates, numbers, signs and stores an e-CF. The number is
  * allocated in the same transaction that stores the signed bytes, so a
@@ -102,132 +147,200 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   if (!key || key.length > MAX_KEY_LENGTH) {
     throw new EngineError('validation', 'Ecf.IdempotencyKeyRequired', `Send an Idempotency-Key header of 1 to ${MAX_KEY_LENGTH} characters; it makes retrying safe.`);
   }
-  const requestHash = sha256Hex(stableStringify(request.payload));
-  const internalNumber = internalNumberOf(request.payload);
-  const known = await replay(engine.db, tenantId, key, requestHash, internalNumber);
-  if (known) return { ecf: ecfView(known), created: false };
-
-  const tenant = await requireTenant(engine.db, tenantId);
-  const profile = await getEmitterProfile(engine, tenantId);
-  const environment = request.environment ?? (tenant.default_environment as Environment);
-  const now = engine.clock.now();
-  // Everything read from the store is read before the transaction: inside it the one connection is `tx`'s.
-  const settings = await getSettings(
-    engine,
-    ['sequences.mode', 'duplicates.mode', 'duplicates.window_minutes', 'sequences.low_stock_fraction', 'limits.monthly_ecf_cap'],
+  const ask: Ask = {
     tenantId,
-  );
-  // The monthly cap counts production e-CF only.
-  const monthlyCap = environment === 'production' ? (settings['limits.monthly_ecf_cap'] as number | null) : null;
-  const sequenceMode = settings['sequences.mode'] as 'managed' | 'external';
-  const duplicateMode = settings['duplicates.mode'] as 'off' | 'observar' | 'rechazar';
-  const windowMinutes = settings['duplicates.window_minutes'] as number;
-  const lowStockFraction = settings['sequences.low_stock_fraction'] as number;
-  const outcome = validateIssue(request.payload, { sequenceMode, today: dominicanDate(now) });
-  if (!outcome.document) throw new ValidationError(outcome.errors, 'The e-CF payload has invalid fields.');
-  const doc = outcome.document;
-  const computed = computeTotals(doc.totalsInput);
-  const credentials = await signingCredentials(engine, tenantId);
-  const key_ = signingKey(credentials.privateKey, credentials.certificate);
-  const issuer: Issuer = {
-    rnc: tenant.rnc,
-    legalName: tenant.legal_name,
-    tradeName: tenant.trade_name,
-    address: profile.address,
-    municipality: profile.municipality,
-    province: profile.province,
-    phones: profile.phones,
-    email: profile.email,
-    economicActivity: profile.economicActivity,
+    key,
+    requestHash: sha256Hex(stableStringify(request.payload)),
+    internalNumber: internalNumberOf(request.payload),
+    payload: request.payload,
+    environment: request.environment,
   };
-  const contingency = await contingencyState(engine.db);
-  const montoTotal = money(computed.totals.montoTotal);
-  const print = fingerprint(doc, montoTotal);
-  const toleranceWarning = outcome.warnings.length ? outcome.warnings.map((w) => `${w.path}: ${w.message}`).join('; ') : null;
+  const read = await readForIssue(engine, ask);
+  if ('known' in read) return { ecf: ecfView(read.known), created: false };
+  const p = prepare(engine, ask, read);
 
-  return inGroupCommit(engine.db, async (tx) => {
-    // Another request with this key or internal number may have committed since the first look
-    // (on PostgreSQL one may also commit after this look: the unique indexes catch it, below).
-    const raced = await replay(tx, tenantId, key, requestHash, internalNumber);
-    if (raced) return { ecf: ecfView(raced), created: false };
-
-    // A replay above still answers while paused or at the cap: only new e-CF are refused.
-    await assertEmissionOpen(tx, now, tenantId, tenant.organization_id);
-    await assertUnderMonthlyCap(tx, now, tenantId, monthlyCap);
-
-    const previous = duplicateMode === 'off' ? undefined : await recentTwin(tx, tenantId, print, new Date(now.getTime() - windowMinutes * 60_000));
-    if (previous && duplicateMode === 'rechazar') {
-      throw conflict('Ecf.DuplicateSuspected', `This e-CF matches ${previous.encf} issued at ${previous.issued_at} (same buyer, total and lines); change it or turn duplicates.mode to observar.`);
-    }
-
-    let numbering: { encf: string; sequenceExpiresOn: string | null; rangeId: string | null };
-    if (sequenceMode === 'managed') {
-      const a = await allocateIn(tx, now, tenantId, environment, doc.type, lowStockFraction);
-      numbering = { encf: a.encf, sequenceExpiresOn: a.expiresOn, rangeId: a.rangeId };
-    } else {
-      const used = await tx.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
-      if (used) throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
-      const annulment = await annulmentOf(tx, tenantId, environment, doc.encf!);
-      if (annulment) throw conflict('Ecf.EncfAnnulled', `The e-NCF ${doc.encf} was annulled (annulment ${annulment}); an annulled number can never be used.`);
-      numbering = { encf: doc.encf!, sequenceExpiresOn: doc.sequenceExpiresOn, rangeId: null };
-    }
-
-    const signed = await signEcfOffThread({ document: doc, computed, issuer, numbering, key: key_, environment, now });
-    const row: Row = {
-      id: newId(),
-      tenant_id: tenantId,
-      environment,
-      type: doc.type,
-      encf: numbering.encf,
-      status: 'signed',
-      sequence_expires_on: numbering.sequenceExpiresOn,
-      issue_date: doc.issueDate,
-      issued_at: now.toISOString(),
-      signed_at: now.toISOString(),
-      security_code: signed.securityCode,
-      qr_url: signed.qrUrl,
-      submits_rfce: signed.rfceXml ? 1 : 0,
-      internal_number: internalNumber,
-      tolerance_warning: toleranceWarning,
-      signed_during_contingency: contingency.active ? 1 : 0,
-      monto_total: montoTotal,
-      monto_total_cents: Number(computed.totals.montoTotal.times(100).toFixed(0)),
-      buyer_rnc: doc.command.buyer?.rnc ?? null,
-      buyer_name: doc.command.buyer?.name ?? null,
-      buyer_name_key: doc.command.buyer?.name ? searchKey(doc.command.buyer.name) : null,
-      document_hash: signed.xmlSha256,
-      idempotency_key: key,
-      request_hash: requestHash,
-      fingerprint: print,
-      sequence_range_id: numbering.rangeId,
-      taxauth: null,
-      retry: null,
-      updated_at: null,
-    };
-    await insertRow(tx, 'ecf', row);
-    await insertRow(tx, 'ecf_documents', {
-      ecf_id: row.id,
-      xml: Buffer.from(signed.xml, 'utf8'),
-      rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null,
-    });
-    await queueSubmission(tx, now, { id: row.id, tenantId });
-    if (environment === 'production') {
-      await noteMonthlyEmission(tx, now, tenantId, monthlyCap);
-      if (tenant.organization_id) await noteOrganizationUsage(tx, now, tenant.organization_id);
-    }
-    const view = ecfView(row);
-    if (previous) {
-      await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
-    }
-    return { ecf: view, created: true };
+  return inGroupCommitTwoStep(engine.db, {
+    stage: (tx, earlier: readonly Staged[]) => stage(tx, ask, p, earlier),
+    complete: (tx, staged) => complete(tx, staged),
   }).catch(async (e: unknown) => {
     // Several writers at once (PostgreSQL): the one that committed the key, internal number or external e-NCF first wins.
     if (!isUniqueViolation(e)) throw e;
-    const winner = await replay(engine.db, tenantId, key, requestHash, internalNumber);
+    const winner = await replay(engine.db, ask);
     if (winner) return { ecf: ecfView(winner), created: false };
-    if (sequenceMode === 'external') throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
+    if (p.sequenceMode === 'external') throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${p.doc.encf} was already used by this tenant in ${p.environment}.`);
     throw e;
   });
+}
+
+interface IssueReads {
+  readonly tenant: Selectable<TenantsTable>;
+  readonly profile: EmitterProfileView;
+  readonly settings: Record<(typeof ISSUE_SETTINGS)[number], unknown>;
+  readonly credentials: SigningCredentials;
+  readonly duringContingency: boolean;
+}
+
+/**
+ * Every read before the transaction, under one hold of the connection: each
+ * query on its own would queue behind the shared transaction running at the
+ * time, and the request would then miss the next one as well.
+ */
+function readForIssue(engine: Engine, ask: Ask): Promise<{ known: Row } | IssueReads> {
+  return engine.db.connection().execute(async (db) => {
+    const known = await replay(db, ask);
+    if (known) return { known };
+    const tenant = await requireTenant(db, ask.tenantId);
+    return {
+      tenant,
+      profile: await emitterProfileIn(db, tenant),
+      settings: await settingsIn(db, ISSUE_SETTINGS, ask.tenantId),
+      credentials: await credentialsIn(engine, db, ask.tenantId),
+      duringContingency: (await contingencyState(db)).active,
+    };
+  });
+}
+
+function prepare(engine: Engine, ask: Ask, { tenant, profile, settings, credentials, duringContingency }: IssueReads): Prepared {
+  const environment = ask.environment ?? (tenant.default_environment as Environment);
+  const now = engine.clock.now();
+  const sequenceMode = settings['sequences.mode'] as 'managed' | 'external';
+  const outcome = validateIssue(ask.payload, { sequenceMode, today: dominicanDate(now) });
+  if (!outcome.document) throw new ValidationError(outcome.errors, 'The e-CF payload has invalid fields.');
+  const doc = outcome.document;
+  const computed = computeTotals(doc.totalsInput);
+  const montoTotal = money(computed.totals.montoTotal);
+  return {
+    tenant,
+    environment,
+    now,
+    sequenceMode,
+    duplicateMode: settings['duplicates.mode'] as 'off' | 'observar' | 'rechazar',
+    windowMinutes: settings['duplicates.window_minutes'] as number,
+    lowStockFraction: settings['sequences.low_stock_fraction'] as number,
+    // The monthly cap counts production e-CF only.
+    monthlyCap: environment === 'production' ? (settings['limits.monthly_ecf_cap'] as number | null) : null,
+    doc,
+    computed,
+    signingKey: signingKey(credentials.privateKey, credentials.certificate),
+    issuer: {
+      rnc: tenant.rnc,
+      legalName: tenant.legal_name,
+      tradeName: tenant.trade_name,
+      address: profile.address,
+      municipality: profile.municipality,
+      province: profile.province,
+      phones: profile.phones,
+      email: profile.email,
+      economicActivity: profile.economicActivity,
+    },
+    duringContingency,
+    montoTotal,
+    print: fingerprint(doc, montoTotal),
+    toleranceWarning: outcome.warnings.length ? outcome.warnings.map((w) => `${w.path}: ${w.message}`).join('; ') : null,
+  };
+}
+
+/** In the shared transaction: the checks that need the latest state, then the number; signing starts. */
+async function stage(tx: Tx, ask: Ask, p: Prepared, earlier: readonly Staged[]): Promise<Staged> {
+  const { tenantId } = ask;
+  const { now, environment, doc } = p;
+  // Another request with this key or internal number may have committed since the first look
+  // (on PostgreSQL one may also commit after this look: the unique indexes catch it).
+  const raced = await replay(tx, ask);
+  if (raced) return { replayed: { ecf: ecfView(raced), created: false } };
+
+  // A replay above still answers while paused or at the cap: only new e-CF are refused.
+  await assertEmissionOpen(tx, now, tenantId, p.tenant.organization_id);
+  await assertUnderMonthlyCap(tx, now, tenantId, p.monthlyCap);
+
+  const previous =
+    p.duplicateMode === 'off'
+      ? undefined
+      : (twinAmong(earlier, tenantId, p.print) ?? (await recentTwin(tx, tenantId, p.print, new Date(now.getTime() - p.windowMinutes * 60_000))));
+  if (previous && p.duplicateMode === 'rechazar') {
+    throw conflict('Ecf.DuplicateSuspected', `This e-CF matches ${previous.encf} issued at ${previous.issued_at} (same buyer, total and lines); change it or turn duplicates.mode to observar.`);
+  }
+
+  let numbering: Numbering & { rangeId: string | null };
+  if (p.sequenceMode === 'managed') {
+    const a = await allocateIn(tx, now, tenantId, environment, doc.type, p.lowStockFraction);
+    numbering = { encf: a.encf, sequenceExpiresOn: a.expiresOn, rangeId: a.rangeId };
+  } else {
+    const used = await tx.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
+    if (used) throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
+    const annulment = await annulmentOf(tx, tenantId, environment, doc.encf!);
+    if (annulment) throw conflict('Ecf.EncfAnnulled', `The e-NCF ${doc.encf} was annulled (annulment ${annulment}); an annulled number can never be used.`);
+    numbering = { encf: doc.encf!, sequenceExpiresOn: doc.sequenceExpiresOn, rangeId: null };
+  }
+  // Not awaited here: the RSA work runs on the thread pool while the next units stage.
+  const signing = signEcfOffThread({ document: doc, computed: p.computed, issuer: p.issuer, numbering, key: p.signingKey, environment, now });
+  signing.catch(() => {}); // awaited in complete, unless the units fall back to one by one and sign again
+  return { ask, p, id: newId(), numbering, previous, signing };
+}
+
+/** A twin staged earlier in this transaction: not stored yet, so recentTwin cannot see it. */
+function twinAmong(earlier: readonly Staged[], tenantId: string, print: string): Twin | undefined {
+  for (let i = earlier.length - 1; i >= 0; i--) {
+    const e = earlier[i]!;
+    if ('p' in e && e.ask.tenantId === tenantId && e.p.print === print) return { id: e.id, encf: e.numbering.encf, issued_at: e.p.now.toISOString() };
+  }
+  return undefined;
+}
+
+/** In the shared transaction, after every unit staged: the signed e-CF is stored and queued. */
+async function complete(tx: Tx, staged: Staged): Promise<IssueResult> {
+  if ('replayed' in staged) return staged.replayed;
+  const { ask, p, numbering, previous } = staged;
+  const { tenantId } = ask;
+  const { doc, now } = p;
+  const signed = await staged.signing;
+  const row: Row = {
+    id: staged.id,
+    tenant_id: tenantId,
+    environment: p.environment,
+    type: doc.type,
+    encf: numbering.encf,
+    status: 'signed',
+    sequence_expires_on: numbering.sequenceExpiresOn,
+    issue_date: doc.issueDate,
+    issued_at: now.toISOString(),
+    signed_at: now.toISOString(),
+    security_code: signed.securityCode,
+    qr_url: signed.qrUrl,
+    submits_rfce: signed.rfceXml ? 1 : 0,
+    internal_number: ask.internalNumber,
+    tolerance_warning: p.toleranceWarning,
+    signed_during_contingency: p.duringContingency ? 1 : 0,
+    monto_total: p.montoTotal,
+    monto_total_cents: Number(p.computed.totals.montoTotal.times(100).toFixed(0)),
+    buyer_rnc: doc.command.buyer?.rnc ?? null,
+    buyer_name: doc.command.buyer?.name ?? null,
+    buyer_name_key: doc.command.buyer?.name ? searchKey(doc.command.buyer.name) : null,
+    document_hash: signed.xmlSha256,
+    idempotency_key: ask.key,
+    request_hash: ask.requestHash,
+    fingerprint: p.print,
+    sequence_range_id: numbering.rangeId,
+    taxauth: null,
+    retry: null,
+    updated_at: null,
+  };
+  await insertRow(tx, 'ecf', row);
+  await insertRow(tx, 'ecf_documents', {
+    ecf_id: row.id,
+    xml: Buffer.from(signed.xml, 'utf8'),
+    rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null,
+  });
+  await queueSubmission(tx, now, { id: row.id, tenantId });
+  if (p.environment === 'production') {
+    await noteMonthlyEmission(tx, now, tenantId, p.monthlyCap);
+    if (p.tenant.organization_id) await noteOrganizationUsage(tx, now, p.tenant.organization_id);
+  }
+  const view = ecfView(row);
+  if (previous) {
+    await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
+  }
+  return { ecf: view, created: true };
 }
 
 const recentTwin_ = prepared((db, p: { tenantId: string; print: string; since: string }) =>
@@ -241,7 +354,13 @@ const recentTwin_ = prepared((db, p: { tenantId: string; print: string; since: s
     .limit(1),
 );
 
-async function recentTwin(tx: Tx, tenantId: string, print: string, since: Date) {
+interface Twin {
+  readonly id: string;
+  readonly encf: string;
+  readonly issued_at: string;
+}
+
+async function recentTwin(tx: Tx, tenantId: string, print: string, since: Date): Promise<Twin | undefined> {
   return (await recentTwin_(tx, { tenantId, print, since: since.toISOString() }))[0];
 }
 

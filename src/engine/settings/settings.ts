@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
 import { requireTenant } from '../tenants/tenants.js';
+import type { Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
 import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';
 
@@ -66,9 +67,14 @@ const scopeRows = prepared((db, p: { tenantId: string; platform: string }) =>
 );
 
 export async function getSettings<K extends SettingKey>(engine: Engine, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
+  return settingsIn(engine.db, keys, tenantId);
+}
+
+/** getSettings read through `db`: a transaction's own connection. */
+export async function settingsIn<K extends SettingKey>(db: Db, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
   const defs = keys.map(definition);
   // Every row of both scopes (a few dozen at most): one statement whatever keys are asked for.
-  const rows = await scopeRows(engine.db, { tenantId, platform: PLATFORM });
+  const rows = await scopeRows(db, { tenantId, platform: PLATFORM });
   const out = {} as Record<K, unknown>;
   for (const def of defs) {
     const own = def.scope === 'tenant' ? rows.find((r) => r.key === def.key && r.scope === tenantId) : undefined;

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db, Tx } from './database.js';
 
 /**
@@ -6,15 +6,35 @@ import type { Db, Tx } from './database.js';
  * every page the inserts touched, the lock, the transaction's own
  * statements), and concurrent e-CF touch many of the same index pages. So
  * units of work that arrive while a transaction is running wait for it and
- * then share the next one, each inside a savepoint of its own: a unit that
- * throws is rolled back alone and the others still commit. Every unit stays
- * whole (all of its writes commit or none do); no caller hears of success
- * before the shared commit has returned.
+ * then share the next one. Every unit stays whole (all of its writes commit
+ * or none do); no caller hears of success before the shared commit has
+ * returned.
+ *
+ * A unit runs in two steps so that slow work off the event loop overlaps:
+ * every unit's `stage` runs first, each in a savepoint of its own (a unit
+ * whose stage throws is rolled back alone); a stage may start work on other
+ * threads (an RSA signature) without waiting for it. Then every unit's
+ * `complete` writes its results, in the same order. If any `complete`
+ * throws, the shared part is rolled back whole and the units run again one
+ * by one, stage then complete in one savepoint each, so that a failure after
+ * a unit took something (an e-NCF) gives it back and touches no other unit.
  */
 const MAX_UNITS = 64;
 
+export interface TwoStepUnit<S, T> {
+  /**
+   * Reads and reservations. `earlier` holds what the units staged before
+   * this one in the same transaction returned: their writes from `complete`
+   * are not in the store yet. Runs again, with `earlier` empty, if the units
+   * fall back to one by one; any promise it started and left must not
+   * reject unhandled.
+   */
+  readonly stage: (tx: Tx, earlier: readonly S[]) => Promise<S>;
+  readonly complete: (tx: Tx, staged: S) => Promise<T>;
+}
+
 interface Unit {
-  readonly work: (tx: Tx) => Promise<unknown>;
+  readonly steps: TwoStepUnit<unknown, unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -28,11 +48,16 @@ const committers = new WeakMap<Db, Committer>();
 
 /** Runs `work` in a transaction shared with the units queued beside it; resolves after the commit. */
 export function inGroupCommit<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return inGroupCommitTwoStep(db, { stage: work, complete: async (_tx, value: T) => value });
+}
+
+/** As inGroupCommit, for a unit in two steps (see TwoStepUnit). */
+export function inGroupCommitTwoStep<S, T>(db: Db, steps: TwoStepUnit<S, T>): Promise<T> {
   let committer = committers.get(db);
   if (!committer) committers.set(db, (committer = { waiting: [], running: false }));
   const c = committer;
   return new Promise<T>((resolve, reject) => {
-    c.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    c.waiting.push({ steps: steps as TwoStepUnit<unknown, unknown>, resolve: resolve as (value: unknown) => void, reject });
     // setImmediate lets the callers of this turn of the event loop join the first transaction too.
     if (!c.running) {
       c.running = true;
@@ -51,23 +76,31 @@ async function drain(db: Db, c: Committer): Promise<void> {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+// Compiled once: these run for every unit.
+const statement = (text: string) => {
+  const query = CompiledQuery.raw(text);
+  return (tx: Tx) => tx.executeQuery(query);
+};
+const savepointUnits = statement('savepoint units');
+const releaseUnits = statement('release savepoint units');
+const rollbackUnits = statement('rollback to savepoint units');
+const savepointUnit = statement('savepoint unit');
+const releaseUnit = statement('release savepoint unit');
+const rollbackUnit = statement('rollback to savepoint unit');
+
 async function commitTogether(db: Db, units: readonly Unit[]): Promise<void> {
   let outcomes: Outcome[];
   try {
     outcomes = await db.transaction().execute(async (tx) => {
-      const done: Outcome[] = [];
-      for (const unit of units) {
-        await sql`savepoint unit`.execute(tx);
-        try {
-          done.push({ ok: true, value: await unit.work(tx) });
-        } catch (error) {
-          // If even this fails the transaction is unusable: the catch below fails every unit.
-          await sql`rollback to savepoint unit`.execute(tx);
-          done.push({ ok: false, error });
-        }
-        await sql`release savepoint unit`.execute(tx);
+      await savepointUnits(tx);
+      const together = await stagedTogether(tx, units);
+      if (together) {
+        await releaseUnits(tx);
+        return together;
       }
-      return done;
+      await rollbackUnits(tx);
+      await releaseUnits(tx);
+      return oneByOne(tx, units);
     });
   } catch (error) {
     for (const unit of units) unit.reject(error);
@@ -78,4 +111,49 @@ async function commitTogether(db: Db, units: readonly Unit[]): Promise<void> {
     if (outcome.ok) unit.resolve(outcome.value);
     else unit.reject(outcome.error);
   });
+}
+
+/** Every stage, then every complete; undefined when a complete threw (the caller rolls back). */
+async function stagedTogether(tx: Tx, units: readonly Unit[]): Promise<Outcome[] | undefined> {
+  const staged: Outcome[] = [];
+  const earlier: unknown[] = [];
+  for (const unit of units) {
+    const outcome = await inSavepoint(tx, () => unit.steps.stage(tx, earlier));
+    if (outcome.ok) earlier.push(outcome.value);
+    staged.push(outcome);
+  }
+  const done: Outcome[] = [];
+  for (const [i, unit] of units.entries()) {
+    const s = staged[i]!;
+    if (!s.ok) {
+      done.push(s);
+      continue;
+    }
+    try {
+      done.push({ ok: true, value: await unit.steps.complete(tx, s.value) });
+    } catch {
+      return undefined;
+    }
+  }
+  return done;
+}
+
+async function oneByOne(tx: Tx, units: readonly Unit[]): Promise<Outcome[]> {
+  const done: Outcome[] = [];
+  for (const unit of units) done.push(await inSavepoint(tx, async () => unit.steps.complete(tx, await unit.steps.stage(tx, []))));
+  return done;
+}
+
+async function inSavepoint(tx: Tx, work: () => Promise<unknown>): Promise<Outcome> {
+  await savepointUnit(tx);
+  let outcome: Outcome;
+  try {
+    outcome = { ok: true, value: await work() };
+  } catch (error) {
+    // If even this fails the transaction is unusable: the caller fails every unit.
+    await rollbackUnit(tx);
+    outcome = { ok: false, error };
+  }
+  await releaseUnit(tx);
+  return outcome;
 }

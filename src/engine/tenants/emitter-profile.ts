@@ -1,8 +1,10 @@
+import type { Selectable } from 'kysely';
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
+import type { TenantsTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { EmitterProfileBody, EmitterProfilePatch, type EmitterProfileView } from './schemas.js';
 import { requireTenant } from './tenants.js';
@@ -19,15 +21,23 @@ const missingProfile = () =>
 const profileOf = prepared((db, p: { tenantId: string }) => db.selectFrom('emitter_profiles').selectAll().where('tenant_id', '=', p.tenantId));
 
 async function load(db: Db, tenantId: string): Promise<EmitterProfileView | null> {
-  const tenant = await requireTenant(db, tenantId);
-  const [row] = await profileOf(db, { tenantId });
+  return loadFor(db, await requireTenant(db, tenantId));
+}
+
+async function loadFor(db: Db, tenant: Selectable<TenantsTable>): Promise<EmitterProfileView | null> {
+  const [row] = await profileOf(db, { tenantId: tenant.id });
   return row ? profileView(row, tenant.default_environment) : null;
 }
 
-export async function getEmitterProfile(engine: Engine, tenantId: string): Promise<EmitterProfileView> {
-  const view = await load(engine.db, tenantId);
+/** getEmitterProfile for a tenant the caller has just read, in the caller's transaction. */
+export async function emitterProfileIn(db: Db, tenant: Selectable<TenantsTable>): Promise<EmitterProfileView> {
+  const view = await loadFor(db, tenant);
   if (!view) throw missingProfile();
   return view;
+}
+
+export async function getEmitterProfile(engine: Engine, tenantId: string): Promise<EmitterProfileView> {
+  return emitterProfileIn(engine.db, await requireTenant(engine.db, tenantId));
 }
 
 /** PUT semantics: replaces every field of an existing profile; never creates one. */
