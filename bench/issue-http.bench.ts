@@ -29,7 +29,7 @@ process.on('exit', () => {
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of the server process there.
 const profDir = process.env.BENCH_CPU_PROF_DIR;
 const server = fork(join(root, 'bench', 'issue-server.ts'), [dataDir], {
-  execArgv: ['--import', 'tsx', ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
+  execArgv: ['--import', 'tsx', ...(process.env.BENCH_TRACE_GC ? ['--trace-gc'] : []), ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
   stdio: 'inherit',
 });
 const ready = await new Promise<{ port: number; key: string }>((resolve, reject) => {

@@ -1,17 +1,131 @@
 import SQLite from 'better-sqlite3';
-import {
-  CompiledQuery,
-  Kysely,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type Transaction,
-} from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
+
+export const BUSY_TIMEOUT_MS = 5000;
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Two connections to the one file. Writes and transactions take the writer,
+ * one holder at a time. A plain read outside any transaction (a select, not
+ * a pragma, on a connection that has not written) takes the reader instead:
+ * in WAL mode it reads the last commit at once, where on the writer it would
+ * wait for the whole transaction running at the time (a group commit of
+ * many e-CF). A held connection that writes stays on the writer until it is
+ * released, so what it reads afterwards includes its own writes.
+ */
+class SqliteStore {
+  readonly #file: string;
+  readonly #writer: SQLite.Database;
+  #reader: SQLite.Database | undefined;
+  // kysely's driver prepared every query anew; preparing costs about as much as running a small query.
+  readonly #writes = new StatementCache();
+  readonly #reads = new StatementCache<SQLite.Statement | null>();
+  #holder: Promise<void> | undefined;
+  #release: (() => void) | undefined;
+
+  constructor(file: string, writer: SQLite.Database) {
+    this.#file = file;
+    this.#writer = writer;
+  }
+
+  /** The reader's statement for `text` when it is a plain read; null otherwise. */
+  readStatement(text: string): SQLite.Statement | null {
+    return this.#reads.get(text, () => {
+      if (/^\s*pragma/i.test(text)) return null;
+      const stmt = this.#readerConnection().prepare(text);
+      return stmt.reader && stmt.readonly ? stmt : null;
+    });
+  }
+
+  writeStatement(text: string): SQLite.Statement {
+    return this.#writes.get(text, () => this.#writer.prepare(text));
+  }
+
+  async lockWriter(): Promise<void> {
+    while (this.#holder) await this.#holder;
+    this.#holder = new Promise((resolve) => (this.#release = resolve));
+  }
+
+  unlockWriter(): void {
+    const release = this.#release;
+    this.#holder = undefined;
+    this.#release = undefined;
+    release?.();
+  }
+
+  close(): void {
+    this.#reader?.close();
+    this.#writer.close();
+  }
+
+  // Opened on first use: a CLI call that only writes never pays for it.
+  #readerConnection(): SQLite.Database {
+    if (!this.#reader) {
+      const reader = new SQLite(this.#file, { fileMustExist: true });
+      reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      reader.pragma('query_only = 1');
+      this.#reader = reader;
+    }
+    return this.#reader;
+  }
+}
+
+class StatementCache<S = SQLite.Statement> {
+  readonly #byText = new Map<string, S>();
+  get(text: string, prepare: () => S): S {
+    let stmt = this.#byText.get(text);
+    if (stmt === undefined) {
+      stmt = prepare();
+      if (this.#byText.size >= STATEMENT_CACHE_SIZE) this.#byText.delete(this.#byText.keys().next().value!);
+      this.#byText.set(text, stmt);
+    }
+    return stmt;
+  }
+}
+
+function run<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): QueryResult<R> {
+  if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = stmt.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+class RoutedConnection implements DatabaseConnection {
+  readonly #store: SqliteStore;
+  #onWriter = false;
+  constructor(store: SqliteStore) {
+    this.#store = store;
+  }
+
+  async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#onWriter) {
+      const read = this.#store.readStatement(sql);
+      if (read) return { rows: read.all(parameters) as R[] };
+      await this.takeWriter();
+    }
+    return run<R>(this.#store.writeStatement(sql), parameters);
+  }
+
+  async *streamQuery<R>({ sql, parameters }: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    await this.takeWriter();
+    for (const row of this.#store.writeStatement(sql).iterate(parameters)) yield { rows: [row as R] };
+  }
+
+  async takeWriter(): Promise<void> {
+    if (this.#onWriter) return;
+    await this.#store.lockWriter();
+    this.#onWriter = true;
+  }
+
+  release(): void {
+    if (!this.#onWriter) return;
+    this.#onWriter = false;
+    this.#store.unlockWriter();
+  }
+}
 
 /**
  * Writers take the write lock when the transaction begins. A deferred BEGIN
@@ -25,16 +139,25 @@ export type Tx = Transaction<Database>;
  * the wait for BEGIN is done here, between event-loop turns, for as long as
  * the connection's busy timeout says; every other statement keeps SQLite's.
  */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
-    const [{ timeout }] = (await run('pragma busy_timeout')).rows as [{ timeout: number }];
-    await run('pragma busy_timeout = 0');
+class RoutedSqliteDriver implements Driver {
+  readonly #store: SqliteStore;
+  constructor(store: SqliteStore) {
+    this.#store = store;
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this.#store);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).takeWriter();
+    const exec = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
+    const [{ timeout }] = (await exec('pragma busy_timeout')).rows as [{ timeout: number }];
+    await exec('pragma busy_timeout = 0');
     try {
       const giveUpAt = Date.now() + timeout;
       for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
         try {
-          await run('begin immediate');
+          await exec('begin immediate');
           return;
         } catch (e) {
           if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= giveUpAt) throw e;
@@ -42,48 +165,32 @@ class ImmediateSqliteDriver extends SqliteDriver {
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     } finally {
-      await run(`pragma busy_timeout = ${timeout}`);
+      await exec(`pragma busy_timeout = ${timeout}`);
     }
   }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as RoutedConnection).release();
+  }
+  async destroy(): Promise<void> {
+    this.#store.close();
+  }
 }
 
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(config);
-    this.#config = config;
+class RoutedSqliteDialect extends SqliteDialect {
+  readonly #store: SqliteStore;
+  constructor(store: SqliteStore) {
+    super({ database: {} as never });
+    this.#store = store;
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new RoutedSqliteDriver(this.#store);
   }
-}
-
-export const BUSY_TIMEOUT_MS = 5000;
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * kysely's SQLite driver prepares every query anew; preparing costs about as
- * much as running a small query. The store's queries repeat, so prepared
- * statements are kept by SQL text (the oldest dropped past the cache size).
- * One connection runs one query at a time, so sharing a statement is safe.
- */
-function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
-    get(target, prop, receiver) {
-      if (prop !== 'prepare') return Reflect.get(target, prop, receiver) as unknown;
-      return (source: string) => {
-        let stmt = cache.get(source);
-        if (!stmt) {
-          stmt = prepare(source);
-          if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-          cache.set(source, stmt);
-        }
-        return stmt;
-      };
-    },
-  });
 }
 
 export interface OpenDatabaseOptions {
@@ -102,7 +209,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   if (options.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite)) });
 }
 
 /** One transaction per business fact: everything inside commits together or not at all. */
