@@ -1,6 +1,6 @@
 // Issuing over HTTP, end to end: POST /api/v1/ecf against the real app listening on
 // loopback (in a child process, bench/issue-server.ts), with N requests kept in flight.
-// Prints, per N, e-CF/s, p50/p99 latency, and e-CF/s ÷ raw RSA-2048 signs/s measured
+// Prints, per N, e-CF/s, p50/p90/p99/max latency, and e-CF/s ÷ raw RSA-2048 signs/s measured
 // in this run while the server is idle (targets: ratio >= 0.50, p99 <= 25 ms at N = 16).
 // Then the cold CLI: wall time of `node bin/ecf.js issue <file> --data-dir <dir> --json`
 // (target <= 1 s). Environment: BENCH_SECONDS (per N, default 4), BENCH_CLIENTS (default 1,16,64),

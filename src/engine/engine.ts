@@ -7,7 +7,7 @@ import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
 import { isPostgresUrl, type StoreDialect } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
-import { startCheckpointer } from './store/checkpointer.js';
+import { newRestartSignal, startCheckpointer } from './store/checkpointer.js';
 
 /** What every engine function works against: the store and the clock. */
 export interface Engine {
@@ -57,13 +57,14 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   const url = databaseUrlOf(options);
   const file = join(options.dataDir, DATABASE_FILE);
   let db: Db;
+  const restartSignal = options.backgroundCheckpoints && !url ? newRestartSignal() : undefined;
   if (url) {
     // Loaded only for PostgreSQL: the driver adds about 60 ms to every start of the CLI.
     const { ensurePostgresDatabase, openPostgres } = await import('./store/postgres.js');
     await ensurePostgresDatabase(url);
     db = openPostgres(url);
   } else {
-    db = openDatabase(file, { autoCheckpoint: !options.backgroundCheckpoints });
+    db = openDatabase(file, { autoCheckpoint: !options.backgroundCheckpoints, restartSignal });
   }
   if (options.migrate !== false) {
     try {
@@ -73,7 +74,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       throw e;
     }
   }
-  const checkpointer = options.backgroundCheckpoints && !url ? startCheckpointer(file) : undefined;
+  const checkpointer = restartSignal ? startCheckpointer(file, restartSignal) : undefined;
   return {
     db,
     dialect: url ? 'postgres' : 'sqlite',

@@ -4,6 +4,8 @@ import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { DATABASE_FILE } from '../../src/engine/data-dir.js';
+import { newRestartSignal } from '../../src/engine/store/checkpointer.js';
+import { inTransaction, openDatabase } from '../../src/engine/store/database.js';
 import { STORE, tempDir } from '../helpers.js';
 
 /**
@@ -42,6 +44,30 @@ describe.runIf(STORE === 'sqlite')('background checkpoints', () => {
       expect(rows[0]!.wal_autocheckpoint).toBe(1000);
     } finally {
       await engine.close();
+    }
+  });
+});
+
+describe.runIf(STORE === 'sqlite')('a pending WAL restart', () => {
+  it('the writer waits for it before its next transaction, and not forever', async () => {
+    const signal = newRestartSignal();
+    const db = openDatabase(join(tempDir(), DATABASE_FILE), { restartSignal: signal });
+    try {
+      const events: string[] = [];
+      Atomics.store(signal, 0, 1);
+      setTimeout(() => {
+        events.push('restart done');
+        Atomics.store(signal, 0, 0);
+      }, 10);
+      await inTransaction(db, async () => void events.push('transaction'));
+      expect(events).toEqual(['restart done', 'transaction']);
+
+      // A restart that takes too long only delays the writer: it still goes on.
+      Atomics.store(signal, 0, 1);
+      await inTransaction(db, async () => void events.push('second transaction'));
+      expect(events.at(-1)).toBe('second transaction');
+    } finally {
+      await db.destroy();
     }
   });
 });

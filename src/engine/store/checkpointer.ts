@@ -25,7 +25,14 @@ db.pragma('busy_timeout = 5000');
 const checkpoint = () => {
   try {
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (log >= workerData.restartFrames) db.pragma('wal_checkpoint(RESTART)');
+    if (log >= workerData.restartFrames) {
+      Atomics.store(workerData.restartPending, 0, 1);
+      try {
+        db.pragma('wal_checkpoint(RESTART)');
+      } finally {
+        Atomics.store(workerData.restartPending, 0, 0);
+      }
+    }
   } catch (e) {
     parentPort.postMessage({ error: String((e && e.message) || e) });
   }
@@ -53,9 +60,24 @@ export interface Checkpointer {
  */
 const RESTART_FRAMES = 16384;
 
-export function startCheckpointer(file: string, intervalMs = 250, onError?: (message: string) => void): Checkpointer {
+/**
+ * Set by the checkpoint thread while its RESTART waits for a moment with no
+ * writer: under steady load the server's group commits follow each other
+ * with hardly a gap, and the RESTART waited seconds while the WAL grew. The
+ * server's writer gives it that moment before its next transaction.
+ */
+export type RestartSignal = Int32Array;
+
+export const newRestartSignal = (): RestartSignal => new Int32Array(new SharedArrayBuffer(4));
+
+export const restartPending = (signal: RestartSignal): boolean => Atomics.load(signal, 0) === 1;
+
+export function startCheckpointer(file: string, restartSignal: RestartSignal, intervalMs = 250, onError?: (message: string) => void): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs, restartFrames: RESTART_FRAMES } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file, driver, intervalMs, restartFrames: RESTART_FRAMES, restartPending: restartSignal },
+  });
   worker.unref();
   const stopped = new Promise<void>((resolve) => {
     worker.on('message', (m: { error?: string; stopped?: boolean }) => {

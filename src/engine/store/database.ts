@@ -1,11 +1,13 @@
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type Transaction } from 'kysely';
+import { restartPending, type RestartSignal } from './checkpointer.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 
 export const BUSY_TIMEOUT_MS = 5000;
+const MAX_YIELD_TO_RESTART_MS = 100;
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
@@ -24,8 +26,8 @@ class SqliteStore {
   // kysely's driver prepared every query anew; preparing costs about as much as running a small query.
   readonly #writes = new StatementCache();
   readonly #reads = new StatementCache<SQLite.Statement | null>();
-  #holder: Promise<void> | undefined;
-  #release: (() => void) | undefined;
+  #writerHeld = false;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(file: string, writer: SQLite.Database) {
     this.#file = file;
@@ -45,16 +47,19 @@ class SqliteStore {
     return this.#writes.get(text, () => this.#writer.prepare(text));
   }
 
+  /** First come, first served: a waiting single write is never passed over by the next group commit. */
   async lockWriter(): Promise<void> {
-    while (this.#holder) await this.#holder;
-    this.#holder = new Promise((resolve) => (this.#release = resolve));
+    if (!this.#writerHeld) {
+      this.#writerHeld = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
   }
 
   unlockWriter(): void {
-    const release = this.#release;
-    this.#holder = undefined;
-    this.#release = undefined;
-    release?.();
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#writerHeld = false;
   }
 
   close(): void {
@@ -141,8 +146,10 @@ class RoutedConnection implements DatabaseConnection {
  */
 class RoutedSqliteDriver implements Driver {
   readonly #store: SqliteStore;
-  constructor(store: SqliteStore) {
+  readonly #restartSignal: RestartSignal | undefined;
+  constructor(store: SqliteStore, restartSignal: RestartSignal | undefined) {
     this.#store = store;
+    this.#restartSignal = restartSignal;
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -150,6 +157,7 @@ class RoutedSqliteDriver implements Driver {
   }
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await (connection as RoutedConnection).takeWriter();
+    await this.#yieldToRestart();
     const exec = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
     const [{ timeout }] = (await exec('pragma busy_timeout')).rows as [{ timeout: number }];
     await exec('pragma busy_timeout = 0');
@@ -168,6 +176,13 @@ class RoutedSqliteDriver implements Driver {
       await exec(`pragma busy_timeout = ${timeout}`);
     }
   }
+  /** A pending WAL RESTART gets the gap it waits for, up to a bound: issuing never stops for long. */
+  async #yieldToRestart(): Promise<void> {
+    const signal = this.#restartSignal;
+    if (!signal) return;
+    const until = Date.now() + MAX_YIELD_TO_RESTART_MS;
+    while (restartPending(signal) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('commit'));
   }
@@ -184,12 +199,14 @@ class RoutedSqliteDriver implements Driver {
 
 class RoutedSqliteDialect extends SqliteDialect {
   readonly #store: SqliteStore;
-  constructor(store: SqliteStore) {
+  readonly #restartSignal: RestartSignal | undefined;
+  constructor(store: SqliteStore, restartSignal: RestartSignal | undefined) {
     super({ database: {} as never });
     this.#store = store;
+    this.#restartSignal = restartSignal;
   }
   override createDriver(): Driver {
-    return new RoutedSqliteDriver(this.#store);
+    return new RoutedSqliteDriver(this.#store, this.#restartSignal);
   }
 }
 
@@ -199,6 +216,8 @@ export interface OpenDatabaseOptions {
    * server's checkpointer thread); short-lived processes keep SQLite's own.
    */
   readonly autoCheckpoint?: boolean;
+  /** Shared with that thread: see RestartSignal. */
+  readonly restartSignal?: RestartSignal;
 }
 
 /** Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on. */
@@ -209,7 +228,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   if (options.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite)) });
+  return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite), options.restartSignal) });
 }
 
 /** One transaction per business fact: everything inside commits together or not at all. */
