@@ -4,7 +4,7 @@
 // the processes, POST /api/v1/ecf for one tenant (one e-NCF range all processes share).
 // Needs a PostgreSQL server: without ECF_TEST_DATABASE_URL it runs itself again under
 // scripts/with-postgres.sh (a throwaway cluster). Environment: BENCH_SECONDS (default 6).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { load, percentile, type Target } from './http-load.js';
 import { distModules, seedBenchIssuer } from './seed.js';
+import { startServe } from '../test/serve-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
@@ -40,22 +41,10 @@ process.on('exit', () => {
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(dataDir: string): Promise<number> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'ecf.js'), 'serve', '--port', '0', '--no-jobs', '--log-level', 'error', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ECF_DATABASE_URL: '' },
-  });
+async function serve(dataDir: string): Promise<number> {
+  const { child, base } = await startServe(dataDir, { args: ['--no-jobs'], logLevel: 'error', env: { ...process.env, ECF_DATABASE_URL: '' } });
   children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /serving http:\/\/[^\s]+:(\d+)\/api\/v1/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`ecf serve exited with ${code}: ${out}`)));
-  });
+  return Number(new URL(base).port);
 }
 
 async function stopAll(): Promise<void> {

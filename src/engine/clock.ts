@@ -56,3 +56,9 @@ export function dominicanMonthBounds(period: string): { start: Date; end: Date }
   const at = (year: number, month: number) => new Date(Date.UTC(year, month - 1, 1) - DOMINICAN_OFFSET_MS);
   return { start: at(y, m), end: m === 12 ? at(y + 1, 1) : at(y, m + 1) };
 }
+
+/** The stored instants (UTC ISO) a Dominican calendar day (yyyy-MM-dd) starts and ends (the next one's start): list filters From and To. */
+export function dominicanDayBounds(date: string): { start: string; end: string } {
+  const start = Date.parse(`${date}T00:00:00Z`) - DOMINICAN_OFFSET_MS;
+  return { start: new Date(start).toISOString(), end: new Date(start + 86_400_000).toISOString() };
+}

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { dominicanDayBounds } from '../clock.js';
 import { type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
@@ -82,8 +83,6 @@ export type PagedEcf = Static<typeof PagedEcf>;
 const LAST_CHARACTER = '\u{10FFFF}';
 const cents = (v: number | string) => Number(new Dec(String(v)).times(100).toFixed(0));
 /** The Dominican day YYYY-MM-DD starts at 04:00 UTC. */
-const dayStart = (date: string) => `${date}T04:00:00.000Z`;
-const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 type EcfQuery = SelectQueryBuilder<Database, 'ecf', object>;
 
@@ -93,8 +92,8 @@ function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
   if (q.Status) qb = qb.where('status', '=', q.Status);
   if (q.Environment) qb = qb.where('environment', '=', q.Environment);
   // Issue dates are Dominican calendar days; issued_at is the instant, so the bounds are day starts.
-  if (q.From) qb = qb.where('issued_at', '>=', dayStart(q.From));
-  if (q.To) qb = qb.where('issued_at', '<', dayStart(nextDay(q.To)));
+  if (q.From) qb = qb.where('issued_at', '>=', dominicanDayBounds(q.From).start);
+  if (q.To) qb = qb.where('issued_at', '<', dominicanDayBounds(q.To).end);
   if (q.Retrying !== undefined) qb = qb.where('retry', q.Retrying ? 'is not' : 'is', null);
   if (q.MinAmount !== undefined) qb = qb.where('monto_total_cents', '>=', cents(q.MinAmount));
   if (q.MaxAmount !== undefined) qb = qb.where('monto_total_cents', '<=', cents(q.MaxAmount));

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { dominicanDayBounds } from '../clock.js';
 import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import { notFound } from '../errors.js';
@@ -80,8 +81,6 @@ function canonicalNames(query: unknown): Record<string, unknown> {
   return out;
 }
 
-const dayStart = (date: string) => `${date}T04:00:00.000Z`;
-const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 /** The inbox, newest first. */
 export async function listReceivedEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedReceivedEcf> {
@@ -97,8 +96,8 @@ export async function listReceivedEcf(engine: Engine, tenantId: string, query: u
   if (q.IssuerRnc) base = base.where('r.issuer_rnc', '=', q.IssuerRnc);
   if (q.Encf) base = base.where('r.encf', '>=', q.Encf.toUpperCase()).where('r.encf', '<', `${q.Encf.toUpperCase()}\u{10FFFF}`);
   if (q.Type !== undefined) base = base.where('r.type', '=', Number(q.Type));
-  if (q.From) base = base.where('r.received_at', '>=', dayStart(q.From));
-  if (q.To) base = base.where('r.received_at', '<', dayStart(nextDay(q.To)));
+  if (q.From) base = base.where('r.received_at', '>=', dominicanDayBounds(q.From).start);
+  if (q.To) base = base.where('r.received_at', '<', dominicanDayBounds(q.To).end);
   const notAutomatic = sql<boolean>`(r.type is null or r.type not in (${sql.join(automatic)}))`;
   switch (q.Approval) {
     case 'automatic':

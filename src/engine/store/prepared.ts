@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
+import { dialectOf, type StoreDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /**
@@ -22,8 +23,6 @@ interface Template {
   readonly slots: readonly unknown[];
 }
 
-// The compiled text depends on the dialect only; a database and its transactions share one adapter.
-const dialectOf = (db: Executor): object => db.getExecutor().adapter;
 
 function compileOnce(db: Executor, build: (db: Executor) => Compilable<unknown>): Template {
   const { sql, parameters } = build(db).compile();
@@ -48,7 +47,8 @@ function fill(template: Template, args: Readonly<Record<string, unknown>>): Comp
 export function prepared<A extends Record<string, unknown>, R>(
   build: (db: Executor, args: A) => Compilable<R>,
 ): (db: Executor, args: A) => Promise<R[]> {
-  const templates = new WeakMap<object, Template>();
+  // The compiled text depends on the dialect only.
+  const templates = new Map<StoreDialect, Template>();
   const placeholders = new Proxy({}, { get: (_, name) => new Placeholder(String(name)) }) as A;
   return async (db, args) => {
     const dialect = dialectOf(db);
@@ -58,7 +58,7 @@ export function prepared<A extends Record<string, unknown>, R>(
   };
 }
 
-const insertTemplates = new WeakMap<object, Map<string, Template>>();
+const insertTemplates = new Map<StoreDialect, Map<string, Template>>();
 
 /** Inserts one row; the statement is compiled once per table and set of columns. */
 export async function insertRow<T extends keyof Database & string>(db: Executor, table: T, row: Insertable<Database[T]>): Promise<void> {

@@ -16,7 +16,19 @@ import {
   text,
   verdictCode,
 } from './parse.js';
-import type { AnnulmentAnswer, ApprovalVerdict, DirectoryEntry, EcfStatus, EcfUpload, ResultVerdict, RfceVerdict, StatusQuery, TokenGrant, TrackIdEntry } from './types.js';
+import type {
+  AnnulmentAnswer,
+  ApprovalVerdict,
+  DirectoryEntry,
+  EcfStatus,
+  EcfUpload,
+  ResultVerdict,
+  RfceVerdict,
+  StatusQuery,
+  TokenGrant,
+  TrackIdEntry,
+  VerdictCode,
+} from './types.js';
 
 /**
  * HTTP client of the tax authority's web services (NOTES §2–4). One method
@@ -159,12 +171,8 @@ export class TaxauthClient {
   async sendRfce(token: string, upload: EcfUpload): Promise<RfceVerdict> {
     const op = 'recepcionfc';
     const { answer, json } = await this.#postUpload(op, `${this.fcUrl}/${PATHS.rfceReception}`, token, upload);
-    const status = text(pick(json, 'estado'));
-    const code = verdictCode(pick(json, 'codigo'), status);
-    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
     return {
-      code,
-      status: status ?? STATUS_TEXT[code],
+      ...verdictOf(op, json, answer, token),
       sequenceUsed: bool(pick(json, 'secuenciaUtilizada')),
       messages: messages(pick(json, 'mensajes')),
       encf: text(pick(json, 'encf', 'eNCF')),
@@ -175,16 +183,10 @@ export class TaxauthClient {
   async result(token: string, trackId: string): Promise<ResultVerdict> {
     const op = 'consultaresultado';
     const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.result}?${query({ trackid: trackId })}`, token });
-    const json = this.#json(op, answer, token);
-    const obj = Array.isArray(json) ? json[0] : json;
-    if (!isRecord(obj)) throw protocol(op, 'the answer is not a JSON object', answer, token);
-    const status = text(pick(obj, 'estado'));
-    const code = verdictCode(pick(obj, 'codigo'), status);
-    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+    const obj = this.#object(op, answer, token);
     return {
       trackId: text(pick(obj, 'trackId', 'trackid')) ?? trackId,
-      code,
-      status: status ?? STATUS_TEXT[code],
+      ...verdictOf(op, obj, answer, token),
       sequenceUsed: bool(pick(obj, 'secuenciaUtilizada')),
       messages: messages(pick(obj, 'mensajes')),
       receivedAt: authorityInstant(pick(obj, 'fechaRecepcion')),
@@ -213,15 +215,9 @@ export class TaxauthClient {
     if (q.buyerRnc) params.rnccomprador = q.buyerRnc;
     if (q.securityCode) params.codigoseguridad = q.securityCode;
     const answer = await this.#call(op, { method: 'GET', url: `${this.baseUrl}/${PATHS.status}?${query(params)}`, token });
-    const json = this.#json(op, answer, token);
-    const obj = Array.isArray(json) ? json[0] : json;
-    if (!isRecord(obj)) throw protocol(op, 'the answer is not a JSON object', answer, token);
-    const status = text(pick(obj, 'estado'));
-    const code = verdictCode(pick(obj, 'codigo'), status);
-    if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+    const obj = this.#object(op, answer, token);
     return {
-      code,
-      status: status ?? STATUS_TEXT[code],
+      ...verdictOf(op, obj, answer, token),
       issuerRnc: text(pick(obj, 'rncEmisor')),
       encf: text(pick(obj, 'ncfElectronico', 'encf')),
       totalAmount: text(pick(obj, 'montoTotal')),
@@ -302,6 +298,14 @@ export class TaxauthClient {
     const json = tryJson(answer.body);
     if (json === undefined) throw protocol(op, 'the answer is not JSON', answer, token);
     return json;
+  }
+
+  /** The one object a query answers with; some hosts wrap it in a list. */
+  #object(op: string, answer: Answer, token: string): Record<string, unknown> {
+    const json = this.#json(op, answer, token);
+    const obj = Array.isArray(json) ? json[0] : json;
+    if (!isRecord(obj)) throw protocol(op, 'the answer is not a JSON object', answer, token);
+    return obj;
   }
 
   /** One request; a non-2xx answer, a timeout or a connection failure becomes a TaxauthError. */
@@ -420,6 +424,14 @@ function tryJson(body: string): unknown {
 }
 
 const headerValue = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+
+/** The code and status text of a verdict: `codigo`, `estado` or both. */
+function verdictOf(op: string, obj: Record<string, unknown>, answer: Answer, token: string): { code: VerdictCode; status: string } {
+  const said = text(pick(obj, 'estado'));
+  const code = verdictCode(pick(obj, 'codigo'), said);
+  if (code === null) throw protocol(op, 'the answer has no codigo or estado the client knows', answer, token);
+  return { code, status: said ?? STATUS_TEXT[code] };
+}
 
 function protocol(op: string, what: string, answer: Answer, token?: string): TaxauthError {
   return new TaxauthError('protocol', `Unexpected answer from the tax authority (${op}): ${what}.`, {
