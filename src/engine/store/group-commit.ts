@@ -46,7 +46,11 @@ interface Committer {
 
 const committers = new WeakMap<Db, Committer>();
 
-/** Runs `work` in a transaction shared with the units queued beside it; resolves after the commit. */
+/**
+ * Runs `work` in a transaction shared with the units queued beside it;
+ * resolves after the commit. `work` runs again, after its first run was
+ * rolled back, if a unit beside it fails to complete (see TwoStepUnit).
+ */
 export function inGroupCommit<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   return inGroupCommitTwoStep(db, { stage: work, complete: async (_tx, value: T) => value });
 }
