@@ -210,8 +210,8 @@ export async function signingCredentials(engine: Engine, tenantId: string): Prom
 
 /**
  * signingCredentials for a tenant the caller has just read, with the rows
- * read in the caller's transaction. A certificate not yet opened by this
- * process is opened there too: once per certificate and process.
+ * read through the caller's connection. A certificate not yet opened by
+ * this process is opened here too: once per certificate and process.
  */
 export async function credentialsIn(engine: Engine, db: Db, tenantId: string): Promise<SigningCredentials> {
   const row = signingRow(await tenantRows(db, tenantId), engine.clock.now());

@@ -70,7 +70,7 @@ export async function getSettings<K extends SettingKey>(engine: Engine, keys: re
   return settingsIn(engine.db, keys, tenantId);
 }
 
-/** getSettings read through `db`: a transaction's own connection. */
+/** getSettings read through the caller's connection or transaction. */
 export async function settingsIn<K extends SettingKey>(db: Db, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
   const defs = keys.map(definition);
   // Every row of both scopes (a few dozen at most): one statement whatever keys are asked for.

@@ -23,7 +23,6 @@ interface Template {
   readonly slots: readonly unknown[];
 }
 
-
 function compileOnce(db: Executor, build: (db: Executor) => Compilable<unknown>): Template {
   const { sql, parameters } = build(db).compile();
   return { sql, slots: parameters };
