@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type Transaction } from 'kysely';
 import { restartPending, type RestartSignal } from './checkpointer.js';
+import { InlineLimits } from './inline-limits.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -227,8 +228,13 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
+  // Every issued e-CF runs in its own savepoint inside a group commit, so the first change
+  // to each page is copied to the statement journal. Past 64 KiB SQLite moved that journal
+  // to a temporary file, one pwrite per page: 9% of the CPU while issuing. In memory it
+  // stays as big as the pages one transaction changes.
+  sqlite.pragma('temp_store = MEMORY');
   if (options.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite), options.restartSignal) });
+  return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite), options.restartSignal), plugins: [new InlineLimits()] });
 }
 
 /** One transaction per business fact: everything inside commits together or not at all. */

@@ -15,8 +15,8 @@ import type { Db, Tx } from './database.js';
  * whose stage throws is rolled back alone); a stage may start work on other
  * threads (an RSA signature) without waiting for it. Then every unit's
  * `complete` writes its results, in the same order. If any `complete`
- * throws, the shared part is rolled back whole and the units run again one
- * by one, stage then complete in one savepoint each, so that a failure after
+ * throws, the shared transaction is rolled back and the units run again one
+ * by one in a new one, stage then complete in one savepoint each, so that a failure after
  * a unit took something (an e-NCF) gives it back and touches no other unit.
  */
 const MAX_UNITS = 64;
@@ -85,27 +85,29 @@ const statement = (text: string) => {
   const query = CompiledQuery.raw(text);
   return (tx: Tx) => tx.executeQuery(query);
 };
-const savepointUnits = statement('savepoint units');
-const releaseUnits = statement('release savepoint units');
-const rollbackUnits = statement('rollback to savepoint units');
 const savepointUnit = statement('savepoint unit');
 const releaseUnit = statement('release savepoint unit');
 const rollbackUnit = statement('rollback to savepoint unit');
 
+/** Thrown out of the shared transaction to roll it back when a unit's complete fails. */
+class CompleteFailed extends Error {}
+
+// The fallback rolls back the whole transaction rather than to a savepoint around the units:
+// such a savepoint made SQLite copy every page the transaction changed to its statement
+// journal, and walk that journal at the end of every statement that keeps one of its own.
 async function commitTogether(db: Db, units: readonly Unit[]): Promise<void> {
   let outcomes: Outcome[];
   try {
-    outcomes = await db.transaction().execute(async (tx) => {
-      await savepointUnits(tx);
-      const together = await stagedTogether(tx, units);
-      if (together) {
-        await releaseUnits(tx);
+    try {
+      outcomes = await db.transaction().execute(async (tx) => {
+        const together = await stagedTogether(tx, units);
+        if (!together) throw new CompleteFailed();
         return together;
-      }
-      await rollbackUnits(tx);
-      await releaseUnits(tx);
-      return oneByOne(tx, units);
-    });
+      });
+    } catch (error) {
+      if (!(error instanceof CompleteFailed)) throw error;
+      outcomes = await db.transaction().execute((tx) => oneByOne(tx, units));
+    }
   } catch (error) {
     for (const unit of units) unit.reject(error);
     return;
