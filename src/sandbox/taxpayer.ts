@@ -3,7 +3,6 @@ import forge from 'node-forge';
 import { request } from 'undici';
 import { dominicanDate } from '../engine/clock.js';
 import { signEcf } from '../engine/documents/sign-ecf.js';
-import { computeTotals } from '../engine/documents/totals.js';
 import { validateIssue } from '../engine/documents/validate.js';
 import { signAcecf } from '../engine/reception/documents.js';
 import { signingKey, type SigningKey } from '../engine/signing/xmldsig.js';
@@ -70,7 +69,7 @@ export function makeForeignEcf(identity: TaxpayerIdentity, now: Date, options: F
   };
   const outcome = validateIssue(payload, { sequenceMode: 'managed', today: dominicanDate(now) });
   if (!outcome.document) throw new Error(`the sandbox's e-CF payload is invalid: ${outcome.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  const computed = computeTotals(outcome.document.totalsInput);
+  const computed = outcome.document.computed;
   const signed = signEcf({
     document: outcome.document,
     computed,

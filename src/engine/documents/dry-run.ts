@@ -5,7 +5,7 @@ import { money } from '../money.js';
 import { getSetting } from '../settings/settings.js';
 import { getEmitterProfile } from '../tenants/emitter-profile.js';
 import { takesRfce } from './rfce-xml.js';
-import { computeTotals, type Totals } from './totals.js';
+import type { Totals } from './totals.js';
 import { TYPE_NAMES } from './types.js';
 import { validateIssue } from './validate.js';
 
@@ -63,7 +63,7 @@ export async function dryRunIssue(engine: Engine, tenantId: string, payload: unk
   const outcome = validateIssue(payload, { sequenceMode, today: dominicanDate(engine.clock.now()) });
   if (!outcome.document) return { valid: false, errors: outcome.errors, warnings: outcome.warnings };
   const doc = outcome.document;
-  const computed = computeTotals(doc.totalsInput);
+  const computed = doc.computed;
   const totals: Record<string, string> = {};
   for (const k of TOTAL_KEYS) {
     const v = computed.totals[k];

@@ -135,6 +135,8 @@ export interface NormalizedDocument {
   paymentMethods: { type: string; amount: Dec }[];
   deferredDelivery: boolean;
   totalsInput: TotalsInput;
+  /** The totals of `totalsInput`, computed once during validation. */
+  computed: ComputedDocument;
   lines: NormalizedLine[];
   /** The validated payload itself, for the passthrough blocks. */
   command: IssueEcfCommand;
@@ -282,7 +284,7 @@ export function validateIssue(payload: unknown, context: ValidationContext): Val
   checkPassthrough(n, p, type);
   if (computed) toleranceWarnings(n, p, lines as NormalizedLine[], computed);
 
-  if (n.errors.length > 0 || type === null || totalsInput === null || payment === null) {
+  if (n.errors.length > 0 || type === null || totalsInput === null || computed === null || payment === null) {
     return { errors: n.errors, warnings: n.warnings, document: null };
   }
   const command = payload as IssueEcfCommand;
@@ -300,6 +302,7 @@ export function validateIssue(payload: unknown, context: ValidationContext): Val
       paymentMethods: payment.methods,
       deferredDelivery: bool(p.deferredDelivery) ?? false,
       totalsInput,
+      computed,
       lines: lines as NormalizedLine[],
       command,
     },

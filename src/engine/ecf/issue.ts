@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import { money } from '../money.js';
 import { credentialsIn, type SigningCredentials } from '../certificates/certificates.js';
 import { signEcfOffThread, type SignedEcf } from '../documents/sign-ecf.js';
-import { computeTotals, type ComputedDocument } from '../documents/totals.js';
+import type { ComputedDocument } from '../documents/totals.js';
 import { validateIssue, type NormalizedDocument } from '../documents/validate.js';
 import type { Issuer, Numbering } from '../documents/ecf-xml.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
@@ -207,7 +207,7 @@ function prepare(engine: Engine, ask: Ask, { tenant, profile, settings, credenti
   const outcome = validateIssue(ask.payload, { sequenceMode, today: dominicanDate(now) });
   if (!outcome.document) throw new ValidationError(outcome.errors, 'The e-CF payload has invalid fields.');
   const doc = outcome.document;
-  const computed = computeTotals(doc.totalsInput);
+  const computed = doc.computed;
   const montoTotal = money(computed.totals.montoTotal);
   return {
     tenant,
