@@ -1,5 +1,3 @@
-import confirm from '@inquirer/confirm';
-import password from '@inquirer/password';
 import { Errors } from '@oclif/core';
 
 /**
@@ -20,12 +18,15 @@ async function asked<T>(question: Promise<T>): Promise<T> {
 }
 
 /** Reads a secret without echoing it. */
-export function askPassword(message: string): Promise<string> {
+export async function askPassword(message: string): Promise<string> {
+  // The prompt library is loaded when a question is asked: most runs of `ecf` ask none.
+  const { default: password } = await import('@inquirer/password');
   return asked(password({ message }, { output: process.stderr }));
 }
 
 /** Yes or no; no unless answered yes. */
-export function askConfirm(message: string): Promise<boolean> {
+export async function askConfirm(message: string): Promise<boolean> {
+  const { default: confirm } = await import('@inquirer/confirm');
   return asked(confirm({ message, default: false }, { output: process.stderr }));
 }
 

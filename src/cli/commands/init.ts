@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
-import { askSetup } from '../init-wizard.js';
 import { readStdinLine, stdinIsTty } from '../prompts.js';
 import { record } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
@@ -69,7 +68,8 @@ export default class Init extends EcfCommand {
       }
       let answers;
       try {
-        answers = await askSetup({ dataDir });
+        // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
+        answers = await (await import('../init-wizard.js')).askSetup({ dataDir });
       } catch (err) {
         // Ctrl-C: nothing was written yet.
         if (err instanceof Error && err.name === 'ExitPromptError') Errors.exit(130);

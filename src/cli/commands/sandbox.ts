@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
-import { startSandbox } from '../../sandbox/index.js';
 
 export default class Sandbox extends EcfCommand {
   static override description =
@@ -13,6 +12,8 @@ export default class Sandbox extends EcfCommand {
 
   async run() {
     const { flags } = await this.parse(Sandbox);
+    // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
+    const { startSandbox } = await import('../../sandbox/index.js');
     const sandbox = await startSandbox({ host: flags.host, port: flags.port });
     this.log(`tax authority sandbox at ${sandbox.url} (environments ${sandbox.url}/testecf, /certecf, /ecf)`);
     await new Promise<void>((resolve) => {

@@ -1,8 +1,6 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
-import { buildApp } from '../../http/app.js';
-import { startScheduler, type Scheduler } from '../../jobs/scheduler.js';
-import { startSandbox } from '../../sandbox/index.js';
+import type { Scheduler } from '../../jobs/scheduler.js';
 import { resolve } from 'node:path';
 import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
@@ -25,6 +23,12 @@ export default class Serve extends EcfCommand {
 
   async run() {
     const { flags } = await this.parse(Serve);
+    // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
+    const [{ buildApp }, { startScheduler }, { startSandbox }] = await Promise.all([
+      import('../../http/app.js'),
+      import('../../jobs/scheduler.js'),
+      import('../../sandbox/index.js'),
+    ]);
     const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0 }) : undefined;
     // Read by the authority client here and in the job workers, which start after this.
     if (sandbox) process.env.ECF_TAXAUTH_SANDBOX_URL = sandbox.url;

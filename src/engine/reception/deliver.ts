@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { undici } from '../net/undici.js';
 import { signingCredentials } from '../certificates/certificates.js';
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
@@ -132,7 +132,7 @@ async function call(url: string, options: { method: 'GET' | 'POST'; headers: Rec
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), RECEIVER_TIMEOUT_MS);
   try {
-    const response = await request(url, { ...options, signal: controller.signal, headers: { 'user-agent': 'ecf-appliance', ...options.headers } });
+    const response = await undici().request(url, { ...options, signal: controller.signal, headers: { 'user-agent': 'ecf-appliance', ...options.headers } });
     const body = await response.body.text();
     if (response.statusCode >= 200 && response.statusCode < 300) return { body };
     const said = collapseErrorBody(body, String(response.headers['content-type'] ?? '')) || `HTTP ${response.statusCode}`;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../net/undici.js';
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
 import { clientSettings } from './environments.js';
@@ -77,7 +78,7 @@ let sharedAgent: Agent | undefined;
 
 /** The process-wide dispatcher: keep-alive connections, TLS 1.2 at least (NOTES §3.1). */
 export function taxauthAgent(): Agent {
-  sharedAgent ??= new Agent({ connect: { minVersion: 'TLSv1.2' }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  sharedAgent ??= new (undici().Agent)({ connect: { minVersion: 'TLSv1.2' }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
   return sharedAgent;
 }
 
@@ -330,7 +331,7 @@ export class TaxauthClient {
       controller.abort();
     }, this.timeoutMs);
     try {
-      const response = await request(options.url, {
+      const response = await undici().request(options.url, {
         method: options.method,
         headers,
         body,

@@ -1,4 +1,4 @@
-import { Client, buildConnector } from 'undici';
+import { undici } from '../net/undici.js';
 import { AddressRefused, checkTarget, type Cidr, type CheckedTarget, type Resolver } from './address-guard.js';
 import { DELIVERY_TIMEOUT_MS } from './rules.js';
 
@@ -80,6 +80,7 @@ export async function postToReceiver(
   }
 
   const remaining = Math.max(deadline - Date.now(), 1);
+  const { Client, buildConnector } = undici();
   const connect = buildConnector({ timeout: remaining });
   const client = new Client(url.origin, {
     // The checked address replaces the name; the name stays the Host header and the TLS server name.
