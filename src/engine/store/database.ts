@@ -228,10 +228,10 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
-  // Every issued e-CF runs in its own savepoint inside a group commit, so the first change
-  // to each page is copied to the statement journal. Past 64 KiB SQLite moved that journal
-  // to a temporary file, one pwrite per page: 9% of the CPU while issuing. In memory it
-  // stays as big as the pages one transaction changes.
+  // A savepoint (one per e-CF in a group commit) and a statement that may fail halfway (an
+  // insert that fires a trigger) copy the first change to each page to a statement journal.
+  // Past 64 KiB SQLite moved that journal to a temporary file, one pwrite per page: 9% of
+  // the CPU while issuing. In memory it holds what one savepoint or statement changes.
   sqlite.pragma('temp_store = MEMORY');
   if (options.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
   return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite), options.restartSignal), plugins: [new InlineLimits()] });

@@ -15,9 +15,10 @@ import type { Db, Tx } from './database.js';
  * whose stage throws is rolled back alone); a stage may start work on other
  * threads (an RSA signature) without waiting for it. Then every unit's
  * `complete` writes its results, in the same order. If any `complete`
- * throws, the shared transaction is rolled back and the units run again one
- * by one in a new one, stage then complete in one savepoint each, so that a failure after
- * a unit took something (an e-NCF) gives it back and touches no other unit.
+ * throws, the shared transaction is rolled back and the units run again
+ * one by one in a new one, stage then complete in one savepoint each, so
+ * that a failure after a unit took something (an e-NCF) gives it back and
+ * touches no other unit.
  */
 const MAX_UNITS = 64;
 
