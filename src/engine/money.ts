@@ -17,7 +17,22 @@ export const dec = (value: number | string | Dec | null | undefined, fallback: D
 export const round2 = (d: Dec): Dec => d.toDecimalPlaces(2, Dec.ROUND_HALF_UP);
 export const round4 = (d: Dec): Dec => d.toDecimalPlaces(4, Dec.ROUND_HALF_UP);
 
+/**
+ * `d` rounded half-up to `places` decimals and written with exactly that
+ * many. The XML writes about a hundred amounts per e-CF, most of them
+ * already rounded: for those the plain text only needs its zeros, four
+ * times faster than decimal.js's toFixed (which rounds again).
+ */
+export function fixed(d: Dec, places: number): string {
+  // Below 1e15 and with few decimals, toString never uses exponent notation.
+  if (d.decimalPlaces() > places || d.e >= 15 || d.isZero()) return d.toDecimalPlaces(places, Dec.ROUND_HALF_UP).toFixed(places);
+  const text = d.toString();
+  const point = text.indexOf('.');
+  const missing = point < 0 ? places : places - (text.length - point - 1);
+  return missing === 0 ? text : `${text}${point < 0 ? '.' : ''}${'0'.repeat(missing)}`;
+}
+
 /** Amounts always carry exactly two decimals in the XML ("385.00"). */
-export const money = (d: Dec): string => round2(d).toFixed(2);
+export const money = (d: Dec): string => fixed(d, 2);
 
 export const sum = (values: readonly Dec[]): Dec => values.reduce((a, b) => a.plus(b), ZERO);

@@ -1,4 +1,4 @@
-import { Dec, money, round2 } from '../money.js';
+import { Dec, fixed, money } from '../money.js';
 import { KEEP_EMPTY, type XmlData } from '../xml/canonical.js';
 import type { EcfType } from './payload.js';
 import type { ComputedDocument, Totals } from './totals.js';
@@ -37,11 +37,11 @@ export const xmlDate = (iso: string): string => `${iso.slice(8, 10)}-${iso.slice
 
 /** Two to four decimals: 150 -> 150.00, 0.3350 -> 0.335. */
 export function price(d: Dec): string {
-  const four = d.toDecimalPlaces(4, Dec.ROUND_HALF_UP);
-  return four.decimalPlaces() <= 2 ? four.toFixed(2) : four.toFixed(four.decimalPlaces());
+  const four = d.decimalPlaces() > 4 ? d.toDecimalPlaces(4, Dec.ROUND_HALF_UP) : d;
+  return fixed(four, Math.max(2, four.decimalPlaces()));
 }
 const opt = (d: Dec | null | undefined) => (d === null || d === undefined ? undefined : money(d));
-const quantity = (d: Dec) => round2(d).toFixed(2);
+const quantity = money;
 
 /** Types whose schema carries IndicadorMontoGravado. */
 const HAS_AMOUNT_INDICATOR: ReadonlySet<EcfType> = new Set([31, 32, 33, 34, 41, 45]);
