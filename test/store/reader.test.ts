@@ -1,7 +1,11 @@
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '../../src/engine/data-dir.js';
 import { inTransaction } from '../../src/engine/store/database.js';
-import { STORE, testEngine } from '../helpers.js';
+import { requireTenant } from '../../src/engine/tenants/tenants.js';
+import { STORE, seedTenant, testEngine } from '../helpers.js';
 
 const put = (key: string) => ({ key, value: '"x"', updated_at: '2026-03-10T14:00:00.000Z' });
 
@@ -59,5 +63,58 @@ describe.runIf(STORE === 'sqlite')('the SQLite reader connection', () => {
     expect(inserted).toEqual([{ key: 'returned' }]);
     const { rows } = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(engine.db);
     expect(rows).toEqual([{ foreign_keys: 1 }]);
+  });
+});
+
+describe.runIf(STORE === 'sqlite')('reads kept until the store changes', () => {
+  /** Counts the runs of SQLite statements whose text mentions `table`. */
+  function runsOf(table: string) {
+    const proto = Object.getPrototypeOf(new SQLite(':memory:').prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+    const all = proto.all;
+    let runs = 0;
+    proto.all = function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.includes(`"${table}"`)) runs++;
+      return all.apply(this, args);
+    };
+    restore.push(() => (proto.all = all));
+    return () => runs;
+  }
+  const restore: (() => void)[] = [];
+  afterEach(() => restore.splice(0).forEach((undo) => undo()));
+
+  it('answer a tenant from memory until any connection commits, each caller with its own copy', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedTenant(engine);
+    const runs = runsOf('tenants');
+
+    const first = await requireTenant(engine.db, tenant.id);
+    const second = await requireTenant(engine.db, tenant.id);
+    expect(runs()).toBe(1);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+
+    // A commit of this engine's writer, on another table: read again.
+    await engine.db.insertInto('platform_state').values(put('any')).execute();
+    await requireTenant(engine.db, tenant.id);
+    expect(runs()).toBe(2);
+
+    // Another connection (another process, say) renames the tenant: the next read sees it.
+    const other = new SQLite(join(engine.dataDir, DATABASE_FILE));
+    other.prepare('update tenants set legal_name = ? where id = ?').run('Nombre Nuevo SRL', tenant.id);
+    other.close();
+    expect((await requireTenant(engine.db, tenant.id)).legal_name).toBe('Nombre Nuevo SRL');
+    expect(runs()).toBe(3);
+  });
+
+  it('are never kept inside a transaction, which reads its own writes', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedTenant(engine);
+    await requireTenant(engine.db, tenant.id);
+    const renamed = await inTransaction(engine.db, async (tx) => {
+      await tx.updateTable('tenants').set({ legal_name: 'Dentro SRL' }).where('id', '=', tenant.id).execute();
+      return (await requireTenant(tx, tenant.id)).legal_name;
+    });
+    expect(renamed).toBe('Dentro SRL');
+    expect((await requireTenant(engine.db, tenant.id)).legal_name).toBe('Dentro SRL');
   });
 });

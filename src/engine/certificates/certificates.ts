@@ -66,8 +66,12 @@ function view(row: Row, tenantRnc: string, signing: Row | undefined, now: Date):
   };
 }
 
-const tenantRows_ = prepared((db, p: { tenantId: string }) =>
-  db.selectFrom('certificates').selectAll().where('tenant_id', '=', p.tenantId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+// Read by every request that issues: answered from memory until the store changes. Which one
+// signs (valid now, not revoked) is decided from the rows on each call.
+const tenantRows_ = prepared(
+  (db, p: { tenantId: string }) =>
+    db.selectFrom('certificates').selectAll().where('tenant_id', '=', p.tenantId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  { reuseUntilCommit: true },
 );
 const tenantRows = (db: Db, tenantId: string): Promise<Row[]> => tenantRows_(db, { tenantId });
 

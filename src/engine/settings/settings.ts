@@ -61,9 +61,11 @@ export async function settingView(engine: Engine, key: string, tenantId?: string
   };
 }
 
-/** Several effective values in one read (the issuing path reads four per request). */
-const scopeRows = prepared((db, p: { tenantId: string; platform: string }) =>
-  db.selectFrom('settings').select(['scope', 'key', 'value']).where((eb) => eb.or([eb('scope', '=', p.tenantId), eb('scope', '=', p.platform)])),
+/** Several effective values in one read (the issuing path reads five per request); answered from memory until the store changes. */
+const scopeRows = prepared(
+  (db, p: { tenantId: string; platform: string }) =>
+    db.selectFrom('settings').select(['scope', 'key', 'value']).where((eb) => eb.or([eb('scope', '=', p.tenantId), eb('scope', '=', p.platform)])),
+  { reuseUntilCommit: true },
 );
 
 export async function getSettings<K extends SettingKey>(engine: Engine, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {

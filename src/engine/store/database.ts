@@ -10,6 +10,12 @@ export type Tx = Transaction<Database>;
 export const BUSY_TIMEOUT_MS = 5000;
 const MAX_YIELD_TO_RESTART_MS = 100;
 const STATEMENT_CACHE_SIZE = 500;
+const KEPT_READS = 1000;
+
+// The SQL texts of the reads whose rows may be reused until the store changes (SqliteStore.keptRead).
+const reusableReads = new Set<string>();
+/** Marks a read whose rows the SQLite store may answer again from memory until the next commit. */
+export const reuseReadUntilCommit = (sql: string): void => void reusableReads.add(sql);
 
 /**
  * Two connections to the one file. Writes and transactions take the writer,
@@ -29,6 +35,9 @@ class SqliteStore {
   readonly #reads = new StatementCache<SQLite.Statement | null>();
   #writerHeld = false;
   readonly #waiting: (() => void)[] = [];
+  #dataVersion: SQLite.Statement | undefined;
+  #keptVersion = -1;
+  readonly #kept = new Map<string, unknown[]>();
 
   constructor(file: string, writer: SQLite.Database) {
     this.#file = file;
@@ -42,6 +51,31 @@ class SqliteStore {
       const stmt = this.#readerConnection().prepare(text);
       return stmt.reader && stmt.readonly ? stmt : null;
     });
+  }
+
+  /**
+   * The rows of a reusable read, answered from memory until the reader's
+   * `data_version` moves, which SQLite does whenever another connection (the
+   * writer of this process included) commits. The version is read before the
+   * rows: rows read after a commit that raced them are dropped at the next
+   * look. Each caller gets its own copies. The issuing path reads the
+   * tenant, its profile, settings and certificates on every request, and
+   * they change a few times a year.
+   */
+  keptRead(stmt: SQLite.Statement, text: string, parameters: readonly unknown[]): unknown[] {
+    const version = (this.#dataVersion ??= this.#readerConnection().prepare('pragma data_version').pluck()).get() as number;
+    if (version !== this.#keptVersion) {
+      this.#kept.clear();
+      this.#keptVersion = version;
+    }
+    const key = `${text}\u0000${JSON.stringify(parameters)}`;
+    let rows = this.#kept.get(key);
+    if (!rows) {
+      rows = stmt.all(parameters);
+      if (this.#kept.size >= KEPT_READS) this.#kept.clear();
+      this.#kept.set(key, rows);
+    }
+    return rows.map((row) => ({ ...(row as object) }));
   }
 
   writeStatement(text: string): SQLite.Statement {
@@ -109,7 +143,7 @@ class RoutedConnection implements DatabaseConnection {
   async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#onWriter) {
       const read = this.#store.readStatement(sql);
-      if (read) return { rows: read.all(parameters) as R[] };
+      if (read) return { rows: (reusableReads.has(sql) ? this.#store.keptRead(read, sql, parameters) : read.all(parameters)) as R[] };
       await this.takeWriter();
     }
     return run<R>(this.#store.writeStatement(sql), parameters);

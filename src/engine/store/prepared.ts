@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
+import { reuseReadUntilCommit } from './database.js';
 import { dialectOf, type StoreDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -41,10 +42,13 @@ function fill(template: Template, args: Readonly<Record<string, unknown>>): Comp
 /**
  * A query of fixed shape. `build` must not look at the values it is given
  * (they are placeholders when it runs), so no branching on them and no
- * `in` lists whose length varies.
+ * `in` lists whose length varies. `reuseUntilCommit`: a read outside any
+ * transaction on the SQLite store may be answered from memory until the
+ * store next changes (see SqliteStore.keptRead).
  */
 export function prepared<A extends Record<string, unknown>, R>(
   build: (db: Executor, args: A) => Compilable<R>,
+  options: { readonly reuseUntilCommit?: boolean } = {},
 ): (db: Executor, args: A) => Promise<R[]> {
   // The compiled text depends on the dialect only.
   const templates = new Map<StoreDialect, Template>();
@@ -52,7 +56,10 @@ export function prepared<A extends Record<string, unknown>, R>(
   return async (db, args) => {
     const dialect = dialectOf(db);
     let template = templates.get(dialect);
-    if (!template) templates.set(dialect, (template = compileOnce(db, (d) => build(d, placeholders))));
+    if (!template) {
+      templates.set(dialect, (template = compileOnce(db, (d) => build(d, placeholders))));
+      if (options.reuseUntilCommit) reuseReadUntilCommit(template.sql);
+    }
     return (await db.executeQuery(fill(template, args))).rows as R[];
   };
 }

@@ -23,7 +23,8 @@ export interface ContingencyState {
 const KEY = 'contingency';
 const NORMAL: ContingencyState = { active: false, source: null, changedAt: null, failingSince: null };
 
-const stateRow = prepared((db, p: { key: string }) => db.selectFrom('platform_state').select('value').where('key', '=', p.key));
+// Read by every request that issues: answered from memory until the store changes.
+const stateRow = prepared((db, p: { key: string }) => db.selectFrom('platform_state').select('value').where('key', '=', p.key), { reuseUntilCommit: true });
 
 export async function contingencyState(db: Db): Promise<ContingencyState> {
   const [row] = await stateRow(db, { key: KEY });

@@ -18,7 +18,8 @@ const missingProfile = () =>
     'This tenant has no emitter profile yet; the operator creates it with `ecf tenant profile`.',
   );
 
-const profileOf = prepared((db, p: { tenantId: string }) => db.selectFrom('emitter_profiles').selectAll().where('tenant_id', '=', p.tenantId));
+// Read by every request that issues: answered from memory until the store changes.
+const profileOf = prepared((db, p: { tenantId: string }) => db.selectFrom('emitter_profiles').selectAll().where('tenant_id', '=', p.tenantId), { reuseUntilCommit: true });
 
 async function load(db: Db, tenantId: string): Promise<EmitterProfileView | null> {
   return loadFor(db, await requireTenant(db, tenantId));

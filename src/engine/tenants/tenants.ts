@@ -16,7 +16,8 @@ import {
 import { tenantView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
-const tenantById = prepared((db, p: { id: string }) => db.selectFrom('tenants').selectAll().where('id', '=', p.id));
+// Read by every request that issues: answered from memory until the store changes.
+const tenantById = prepared((db, p: { id: string }) => db.selectFrom('tenants').selectAll().where('id', '=', p.id), { reuseUntilCommit: true });
 const tenantByIdForUpdate = prepared((db, p: { id: string }) => forUpdate(db, db.selectFrom('tenants').selectAll().where('id', '=', p.id)));
 
 /** `forUpdate`: the caller's transaction writes what depends on this tenant; other such writers wait for it. */
