@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type QueryResult, type Transaction } from 'kysely';
 import { restartPending, type RestartSignal } from './checkpointer.js';
 import { InlineLimits } from './inline-limits.js';
 import type { Database } from './schema.js';
@@ -232,6 +232,26 @@ class RoutedSqliteDriver implements Driver {
   }
 }
 
+// The store behind each SQLite kysely instance, by its adapter: a transaction of that instance shares it.
+const storesByAdapter = new WeakMap<object, SqliteStore>();
+
+/**
+ * Runs a compiled query on a SQLite transaction's connection directly.
+ * kysely's executor wraps each statement of a transaction in a new executor,
+ * a queue on the connection and half a dozen promises: on the issuing path
+ * about as much time as SQLite takes for the statement. A SQLite transaction
+ * holds the writer from its BEGIN to its end, so its statements go there
+ * (as RoutedConnection sends them). Undefined for anything else, and for an
+ * instance with plugins of its own: the caller takes kysely's way.
+ */
+export function runInSqliteTransaction<R>(db: Kysely<Database>, query: CompiledQuery): QueryResult<R> | undefined {
+  if (!db.isTransaction) return undefined;
+  const executor = db.getExecutor();
+  const store = storesByAdapter.get(executor.adapter);
+  if (!store || !executor.plugins.every((plugin) => plugin instanceof InlineLimits)) return undefined;
+  return run<R>(store.writeStatement(query.sql), query.parameters);
+}
+
 class RoutedSqliteDialect extends SqliteDialect {
   readonly #store: SqliteStore;
   readonly #restartSignal: RestartSignal | undefined;
@@ -239,6 +259,11 @@ class RoutedSqliteDialect extends SqliteDialect {
     super({ database: {} as never });
     this.#store = store;
     this.#restartSignal = restartSignal;
+  }
+  override createAdapter(): DialectAdapter {
+    const adapter = super.createAdapter();
+    storesByAdapter.set(adapter, this.#store);
+    return adapter;
   }
   override createDriver(): Driver {
     return new RoutedSqliteDriver(this.#store, this.#restartSignal);

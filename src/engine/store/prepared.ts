@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
-import { reuseReadUntilCommit } from './database.js';
+import { reuseReadUntilCommit, runInSqliteTransaction } from './database.js';
 import { dialectOf, type StoreDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -60,7 +60,8 @@ export function prepared<A extends Record<string, unknown>, R>(
       templates.set(dialect, (template = compileOnce(db, (d) => build(d, placeholders))));
       if (options.reuseUntilCommit) reuseReadUntilCommit(template.sql);
     }
-    return (await db.executeQuery(fill(template, args))).rows as R[];
+    const query = fill(template, args);
+    return (runInSqliteTransaction<R>(db, query) ?? (await db.executeQuery<R>(query))).rows;
   };
 }
 
@@ -79,5 +80,6 @@ export async function insertRow<T extends keyof Database & string>(db: Executor,
     const placeholders = Object.fromEntries(columns.map((c) => [c, new Placeholder(c)]));
     byShape.set(shape, (template = compileOnce(db, (d) => d.insertInto(table).values(placeholders as never))));
   }
-  await db.executeQuery(fill(template, values));
+  const query = fill(template, values);
+  if (!runInSqliteTransaction(db, query)) await db.executeQuery(query);
 }

@@ -1,0 +1,48 @@
+import { CompiledQuery, type KyselyPlugin } from 'kysely';
+import { describe, expect, it, vi } from 'vitest';
+import { inTransaction } from '../../src/engine/store/database.js';
+import { insertRow, prepared } from '../../src/engine/store/prepared.js';
+import { STORE, testEngine } from '../helpers.js';
+
+const row = (key: string) => ({ key, value: '"x"', updated_at: '2026-03-10T14:00:00.000Z' });
+const byKey = prepared((db, a: { key: string }) => db.selectFrom('platform_state').select(['key', 'value']).where('key', '=', a.key));
+
+// A plugin that leaves queries and results as they are: its presence alone must send queries through kysely.
+const passThrough: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => result };
+
+describe.runIf(STORE === 'sqlite')('statements of a SQLite transaction run on its connection directly', () => {
+  it('bypass kysely’s executor, see the transaction’s own writes and roll back with it', async () => {
+    const engine = await testEngine();
+    const failure = new Error('after the writes');
+    await expect(
+      inTransaction(engine.db, async (tx) => {
+        const viaKysely = vi.spyOn(tx, 'executeQuery');
+        await insertRow(tx, 'platform_state', row('a'));
+        expect(await byKey(tx, { key: 'a' })).toEqual([{ key: 'a', value: '"x"' }]);
+        expect(viaKysely).not.toHaveBeenCalled();
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await byKey(engine.db, { key: 'a' })).toEqual([]);
+
+    await inTransaction(engine.db, (tx) => insertRow(tx, 'platform_state', row('b')));
+    expect(await byKey(engine.db, { key: 'b' })).toEqual([{ key: 'b', value: '"x"' }]);
+    await engine.close();
+  });
+
+  it('outside a transaction, and on an instance with a plugin of its own, go through kysely', async () => {
+    const engine = await testEngine();
+    const root = vi.spyOn(engine.db, 'executeQuery');
+    await insertRow(engine.db, 'platform_state', row('c'));
+    expect(root).toHaveBeenCalledTimes(1);
+
+    const withPlugin = engine.db.withPlugin(passThrough);
+    await inTransaction(withPlugin, async (tx) => {
+      const viaKysely = vi.spyOn(tx, 'executeQuery');
+      expect(await byKey(tx, { key: 'c' })).toEqual([{ key: 'c', value: '"x"' }]);
+      await tx.executeQuery(CompiledQuery.raw('select 1'));
+      expect(viaKysely).toHaveBeenCalledTimes(2);
+    });
+    await engine.close();
+  });
+});
