@@ -13,7 +13,9 @@ import type { NormalizedDocument } from './validate.js';
 export interface SignedEcf {
   /** The signed e-CF: these bytes are stored, sent, downloaded and hashed, never re-serialised. */
   readonly xml: string;
-  /** SHA-256 (hex) of `xml` as UTF-8. */
+  /** `xml` as UTF-8: the bytes stored. */
+  readonly xmlBytes: Buffer;
+  /** SHA-256 (hex) of `xmlBytes`. */
   readonly xmlSha256: string;
   readonly securityCode: string;
   readonly signedAt: Date;
@@ -61,9 +63,12 @@ function* ecfSigning(input: SignEcfInput): Generator<string, SignedEcf, SignedXm
         signedAt: signedAtText,
         securityCode: code,
       });
+  // Encoded once, for the hash and the store: UTF-8 from a string with accents is slower to write than to hash.
+  const xmlBytes = Buffer.from(signed.xml, 'utf8');
   return {
     xml: signed.xml,
-    xmlSha256: createHash('sha256').update(signed.xml, 'utf8').digest('hex'),
+    xmlBytes,
+    xmlSha256: createHash('sha256').update(xmlBytes).digest('hex'),
     securityCode: code,
     signedAt: now,
     signedAtText,

@@ -43,6 +43,11 @@ export interface IssueResult {
   readonly ecf: EcfView;
   /** false when the key or the internalNumber had already issued this e-CF. */
   readonly created: boolean;
+  /**
+   * The tenant's `issuing.wait_for_verdict_seconds`, read with the other
+   * settings the e-CF was issued under; 0 when it was not issued now.
+   */
+  readonly waitForVerdictSeconds: number;
 }
 
 type Row = Selectable<EcfTable>;
@@ -112,6 +117,7 @@ interface Prepared {
   readonly windowMinutes: number;
   readonly lowStockFraction: number;
   readonly monthlyCap: number | null;
+  readonly waitForVerdictSeconds: number;
   readonly doc: NormalizedDocument;
   readonly computed: ComputedDocument;
   readonly signingKey: SigningKey;
@@ -134,7 +140,14 @@ type Staged =
       readonly signing: Promise<SignedEcf>;
     };
 
-const ISSUE_SETTINGS = ['sequences.mode', 'duplicates.mode', 'duplicates.window_minutes', 'sequences.low_stock_fraction', 'limits.monthly_ecf_cap'] as const;
+const ISSUE_SETTINGS = [
+  'sequences.mode',
+  'duplicates.mode',
+  'duplicates.window_minutes',
+  'sequences.low_stock_fraction',
+  'limits.monthly_ecf_cap',
+  'issuing.wait_for_verdict_seconds',
+] as const;
 
 /**
  * POST /ecf: validates, numbers, signs and stores an e-CF. The number is
@@ -156,7 +169,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
     environment: request.environment,
   };
   const read = await readForIssue(engine, ask);
-  if ('known' in read) return { ecf: ecfView(read.known), created: false };
+  if ('known' in read) return { ecf: ecfView(read.known), created: false, waitForVerdictSeconds: 0 };
   const p = prepare(engine, ask, read);
 
   return inGroupCommitTwoStep(engine.db, {
@@ -166,7 +179,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
     // Several writers at once (PostgreSQL): the one that committed the key, internal number or external e-NCF first wins.
     if (!isUniqueViolation(e)) throw e;
     const winner = await replay(engine.db, ask);
-    if (winner) return { ecf: ecfView(winner), created: false };
+    if (winner) return { ecf: ecfView(winner), created: false, waitForVerdictSeconds: 0 };
     if (p.sequenceMode === 'external') throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${p.doc.encf} was already used by this tenant in ${p.environment}.`);
     throw e;
   });
@@ -219,6 +232,7 @@ function prepare(engine: Engine, ask: Ask, { tenant, profile, settings, credenti
     lowStockFraction: settings['sequences.low_stock_fraction'] as number,
     // The monthly cap counts production e-CF only.
     monthlyCap: environment === 'production' ? (settings['limits.monthly_ecf_cap'] as number | null) : null,
+    waitForVerdictSeconds: settings['issuing.wait_for_verdict_seconds'] as number,
     doc,
     computed,
     signingKey: signingKey(credentials.privateKey, credentials.certificate),
@@ -247,7 +261,7 @@ async function stage(tx: Tx, ask: Ask, p: Prepared, earlier: readonly Staged[]):
   // Another request with this key or internal number may have committed since the first look
   // (on PostgreSQL one may also commit after this look: the unique indexes catch it).
   const raced = await replay(tx, ask);
-  if (raced) return { replayed: { ecf: ecfView(raced), created: false } };
+  if (raced) return { replayed: { ecf: ecfView(raced), created: false, waitForVerdictSeconds: 0 } };
 
   // A replay above still answers while paused or at the cap: only new e-CF are refused.
   await assertEmissionOpen(tx, now, tenantId, p.tenant.organization_id);
@@ -328,7 +342,7 @@ async function complete(tx: Tx, staged: Staged): Promise<IssueResult> {
   await insertRow(tx, 'ecf', row);
   await insertRow(tx, 'ecf_documents', {
     ecf_id: row.id,
-    xml: Buffer.from(signed.xml, 'utf8'),
+    xml: signed.xmlBytes,
     rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null,
   });
   await queueSubmission(tx, now, { id: row.id, tenantId });
@@ -340,7 +354,7 @@ async function complete(tx: Tx, staged: Staged): Promise<IssueResult> {
   if (previous) {
     await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
   }
-  return { ecf: view, created: true };
+  return { ecf: view, created: true, waitForVerdictSeconds: p.waitForVerdictSeconds };
 }
 
 const recentTwin_ = prepared((db, p: { tenantId: string; print: string; since: string }) =>

@@ -5,7 +5,6 @@ import type { Engine } from '../../engine/engine.js';
 import { IssueEcfCommand } from '../../engine/documents/payload.js';
 import { ValidationResult, dryRunIssue } from '../../engine/documents/dry-run.js';
 import { issueEcf } from '../../engine/ecf/issue.js';
-import { getSetting } from '../../engine/settings/settings.js';
 import { waitForVerdict } from '../../engine/submission/wait.js';
 import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
 import { EcfView } from '../../engine/ecf/views.js';
@@ -74,7 +73,7 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
         idempotencyKey: (Array.isArray(header) ? header[0] : header) ?? '',
         payload: request.body,
       });
-      const wait = result.created ? await getSetting<number>(engine, 'issuing.wait_for_verdict_seconds', request.tenantId) : 0;
+      const wait = result.waitForVerdictSeconds;
       const ecf = wait > 0 ? await waitForVerdict(engine, request.tenantId, result.ecf.id, wait) : result.ecf;
       return reply.status(result.created ? 201 : 200).send(ecf);
     },
