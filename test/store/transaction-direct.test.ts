@@ -10,8 +10,8 @@ const byKey = prepared((db, a: { key: string }) => db.selectFrom('platform_state
 // A plugin that leaves queries and results as they are: its presence alone must send queries through kysely.
 const passThrough: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => result };
 
-describe.runIf(STORE === 'sqlite')('statements of a SQLite transaction run on its connection directly', () => {
-  it('bypass kysely’s executor, see the transaction’s own writes and roll back with it', async () => {
+describe.runIf(STORE === 'sqlite')('SQLite statements run where kysely would send them, without its executor', () => {
+  it('a transaction’s statements run on its connection, see its own writes and roll back with it', async () => {
     const engine = await testEngine();
     const failure = new Error('after the writes');
     await expect(
@@ -30,11 +30,20 @@ describe.runIf(STORE === 'sqlite')('statements of a SQLite transaction run on it
     await engine.close();
   });
 
-  it('outside a transaction, and on an instance with a plugin of its own, go through kysely', async () => {
+  it('plain reads of the store’s own instance run on the reader directly; its writes, reads bound to a connection and instances with a plugin go through kysely', async () => {
     const engine = await testEngine();
     const root = vi.spyOn(engine.db, 'executeQuery');
     await insertRow(engine.db, 'platform_state', row('c'));
     expect(root).toHaveBeenCalledTimes(1);
+    expect(await byKey(engine.db, { key: 'c' })).toEqual([{ key: 'c', value: '"x"' }]);
+    expect(root).toHaveBeenCalledTimes(1);
+
+    // A connection that wrote reads its own writes from the writer: its reads stay with kysely.
+    await engine.db.connection().execute(async (db) => {
+      const bound = vi.spyOn(db, 'executeQuery');
+      expect(await byKey(db, { key: 'c' })).toEqual([{ key: 'c', value: '"x"' }]);
+      expect(bound).toHaveBeenCalledTimes(1);
+    });
 
     const withPlugin = engine.db.withPlugin(passThrough);
     await inTransaction(withPlugin, async (tx) => {

@@ -15,6 +15,7 @@ import { allocateIn, annulmentOf } from '../sequences/ranges.js';
 import { settingsIn } from '../settings/settings.js';
 import type { Db, Tx } from '../store/database.js';
 import { inGroupCommitTwoStep } from '../store/group-commit.js';
+import { readTogether } from '../store/read-together.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { insertRow, prepared } from '../store/prepared.js';
 import type { EcfTable, TenantsTable } from '../store/schema.js';
@@ -193,13 +194,9 @@ interface IssueReads {
   readonly duringContingency: boolean;
 }
 
-/**
- * Every read before the transaction, under one hold of the connection: each
- * query on its own would queue behind the shared transaction running at the
- * time, and the request would then miss the next one as well.
- */
+/** Every read before the transaction, together (see readTogether). */
 function readForIssue(engine: Engine, ask: Ask): Promise<{ known: Row } | IssueReads> {
-  return engine.db.connection().execute(async (db) => {
+  return readTogether(engine.db, async (db) => {
     const known = await replay(db, ask);
     if (known) return { known };
     const tenant = await requireTenant(db, ask.tenantId);

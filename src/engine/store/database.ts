@@ -78,6 +78,11 @@ class SqliteStore {
     return rows.map((row) => ({ ...(row as object) }));
   }
 
+  /** The rows of a plain read on the reader: kept ones for a read marked reuseReadUntilCommit. */
+  readRows<R>(stmt: SQLite.Statement, text: string, parameters: readonly unknown[]): R[] {
+    return (reusableReads.has(text) ? this.keptRead(stmt, text, parameters) : stmt.all(parameters)) as R[];
+  }
+
   writeStatement(text: string): SQLite.Statement {
     return this.#writes.get(text, () => this.#writer.prepare(text));
   }
@@ -143,7 +148,7 @@ class RoutedConnection implements DatabaseConnection {
   async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#onWriter) {
       const read = this.#store.readStatement(sql);
-      if (read) return { rows: (reusableReads.has(sql) ? this.#store.keptRead(read, sql, parameters) : read.all(parameters)) as R[] };
+      if (read) return { rows: this.#store.readRows<R>(read, sql, parameters) };
       await this.takeWriter();
     }
     return run<R>(this.#store.writeStatement(sql), parameters);
@@ -234,22 +239,27 @@ class RoutedSqliteDriver implements Driver {
 
 // The store behind each SQLite kysely instance, by its adapter: a transaction of that instance shares it.
 const storesByAdapter = new WeakMap<object, SqliteStore>();
+// The instances openDatabase made, not one bound to a connection (whose reads may have to see its writes).
+const roots = new WeakSet<Kysely<Database>>();
 
 /**
- * Runs a compiled query on a SQLite transaction's connection directly.
- * kysely's executor wraps each statement of a transaction in a new executor,
- * a queue on the connection and half a dozen promises: on the issuing path
- * about as much time as SQLite takes for the statement. A SQLite transaction
- * holds the writer from its BEGIN to its end, so its statements go there
- * (as RoutedConnection sends them). Undefined for anything else, and for an
- * instance with plugins of its own: the caller takes kysely's way.
+ * Runs a compiled query on SQLite directly, where RoutedConnection would
+ * send it: a transaction's statement on the writer (a SQLite transaction
+ * holds it from its BEGIN to its end), a plain read of the instance
+ * openDatabase made on the reader. kysely's executor wraps each statement
+ * in a new executor, a connection (a queue on it in a transaction) and half
+ * a dozen promises: on the issuing path about as much time as SQLite takes
+ * for the statement. Undefined for anything else, and for an instance with
+ * plugins of its own: the caller takes kysely's way.
  */
-export function runInSqliteTransaction<R>(db: Kysely<Database>, query: CompiledQuery): QueryResult<R> | undefined {
-  if (!db.isTransaction) return undefined;
+export function runOnSqlite<R>(db: Kysely<Database>, query: CompiledQuery): QueryResult<R> | undefined {
   const executor = db.getExecutor();
   const store = storesByAdapter.get(executor.adapter);
   if (!store || !executor.plugins.every((plugin) => plugin instanceof InlineLimits)) return undefined;
-  return run<R>(store.writeStatement(query.sql), query.parameters);
+  if (db.isTransaction) return run<R>(store.writeStatement(query.sql), query.parameters);
+  if (!roots.has(db)) return undefined;
+  const read = store.readStatement(query.sql);
+  return read ? { rows: store.readRows<R>(read, query.sql, query.parameters) } : undefined;
 }
 
 class RoutedSqliteDialect extends SqliteDialect {
@@ -293,7 +303,9 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   // the CPU while issuing. In memory it holds what one savepoint or statement changes.
   sqlite.pragma('temp_store = MEMORY');
   if (options.autoCheckpoint === false) sqlite.pragma('wal_autocheckpoint = 0');
-  return new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite), options.restartSignal), plugins: [new InlineLimits()] });
+  const db = new Kysely<Database>({ dialect: new RoutedSqliteDialect(new SqliteStore(file, sqlite), options.restartSignal), plugins: [new InlineLimits()] });
+  roots.add(db);
+  return db;
 }
 
 /** One transaction per business fact: everything inside commits together or not at all. */

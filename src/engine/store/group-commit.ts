@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { runInSqliteTransaction, type Db, type Tx } from './database.js';
+import { runOnSqlite, type Db, type Tx } from './database.js';
 
 /**
  * Group commit. A commit costs more than storing one e-CF (the WAL append of
@@ -84,7 +84,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 // Compiled once: these run for every unit.
 const statement = (text: string) => {
   const query = CompiledQuery.raw(text);
-  return async (tx: Tx) => runInSqliteTransaction(tx, query) ?? (await tx.executeQuery(query));
+  return async (tx: Tx) => runOnSqlite(tx, query) ?? (await tx.executeQuery(query));
 };
 const savepointUnit = statement('savepoint unit');
 const releaseUnit = statement('release savepoint unit');

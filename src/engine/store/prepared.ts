@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
-import { reuseReadUntilCommit, runInSqliteTransaction } from './database.js';
+import { reuseReadUntilCommit, runOnSqlite } from './database.js';
 import { dialectOf, type StoreDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -61,7 +61,7 @@ export function prepared<A extends Record<string, unknown>, R>(
       if (options.reuseUntilCommit) reuseReadUntilCommit(template.sql);
     }
     const query = fill(template, args);
-    return (runInSqliteTransaction<R>(db, query) ?? (await db.executeQuery<R>(query))).rows;
+    return (runOnSqlite<R>(db, query) ?? (await db.executeQuery<R>(query))).rows;
   };
 }
 
@@ -81,5 +81,5 @@ export async function insertRow<T extends keyof Database & string>(db: Executor,
     byShape.set(shape, (template = compileOnce(db, (d) => d.insertInto(table).values(placeholders as never))));
   }
   const query = fill(template, values);
-  if (!runInSqliteTransaction(db, query)) await db.executeQuery(query);
+  if (!runOnSqlite(db, query)) await db.executeQuery(query);
 }
