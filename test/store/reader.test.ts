@@ -67,9 +67,14 @@ describe.runIf(STORE === 'sqlite')('the SQLite reader connection', () => {
 });
 
 describe.runIf(STORE === 'sqlite')('reads kept until the store changes', () => {
+  const restore: (() => void)[] = [];
+  afterEach(() => restore.splice(0).forEach((undo) => undo()));
+
   /** Counts the runs of SQLite statements whose text mentions `table`. */
   function runsOf(table: string) {
-    const proto = Object.getPrototypeOf(new SQLite(':memory:').prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+    const memory = new SQLite(':memory:');
+    const proto = Object.getPrototypeOf(memory.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+    memory.close();
     const all = proto.all;
     let runs = 0;
     proto.all = function (this: { source: string }, ...args: unknown[]) {
@@ -79,8 +84,6 @@ describe.runIf(STORE === 'sqlite')('reads kept until the store changes', () => {
     restore.push(() => (proto.all = all));
     return () => runs;
   }
-  const restore: (() => void)[] = [];
-  afterEach(() => restore.splice(0).forEach((undo) => undo()));
 
   it('answer a tenant from memory until any connection commits, each caller with its own copy', async () => {
     const engine = await testEngine();

@@ -25,8 +25,14 @@ describe.runIf(STORE === 'sqlite')('SQLite statements run where kysely would sen
     ).rejects.toBe(failure);
     expect(await byKey(engine.db, { key: 'a' })).toEqual([]);
 
-    await inTransaction(engine.db, (tx) => insertRow(tx, 'platform_state', row('b')));
+    const stale = await inTransaction(engine.db, async (tx) => {
+      await insertRow(tx, 'platform_state', row('b'));
+      return tx;
+    });
     expect(await byKey(engine.db, { key: 'b' })).toEqual([{ key: 'b', value: '"x"' }]);
+    // Once its work is over, a transaction is kysely's again, which refuses it.
+    await expect(insertRow(stale, 'platform_state', row('late'))).rejects.toThrow('Transaction is already committed');
+    expect(await byKey(engine.db, { key: 'late' })).toEqual([]);
     await engine.close();
   });
 

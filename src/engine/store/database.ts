@@ -241,25 +241,33 @@ class RoutedSqliteDriver implements Driver {
 const storesByAdapter = new WeakMap<object, SqliteStore>();
 // The instances openDatabase made, not one bound to a connection (whose reads may have to see its writes).
 const roots = new WeakSet<Kysely<Database>>();
+// Transactions of inTransaction whose work has not settled. A transaction used after that goes
+// through kysely, which refuses it once committed or rolled back.
+const openTransactions = new WeakSet<Kysely<Database>>();
 
 /**
  * Runs a compiled query on SQLite directly, where RoutedConnection would
- * send it: a transaction's statement on the writer (a SQLite transaction
- * holds it from its BEGIN to its end), a plain read of the instance
- * openDatabase made on the reader. kysely's executor wraps each statement
- * in a new executor, a connection (a queue on it in a transaction) and half
- * a dozen promises: on the issuing path about as much time as SQLite takes
- * for the statement. Undefined for anything else, and for an instance with
- * plugins of its own: the caller takes kysely's way.
+ * send it: a statement of an open transaction on the writer (a SQLite
+ * transaction holds it from its BEGIN to its end), a plain read of the
+ * instance openDatabase made on the reader. kysely's executor wraps each
+ * statement in a new executor, a connection (a queue on it in a
+ * transaction) and half a dozen promises: on the issuing path about as much
+ * time as SQLite takes for the statement. Undefined for anything else, and
+ * for an instance with plugins of its own: the caller takes kysely's way.
  */
-export function runOnSqlite<R>(db: Kysely<Database>, query: CompiledQuery): QueryResult<R> | undefined {
+function runOnSqlite<R>(db: Kysely<Database>, query: CompiledQuery): QueryResult<R> | undefined {
   const executor = db.getExecutor();
   const store = storesByAdapter.get(executor.adapter);
   if (!store || !executor.plugins.every((plugin) => plugin instanceof InlineLimits)) return undefined;
-  if (db.isTransaction) return run<R>(store.writeStatement(query.sql), query.parameters);
+  if (openTransactions.has(db)) return run<R>(store.writeStatement(query.sql), query.parameters);
   if (!roots.has(db)) return undefined;
   const read = store.readStatement(query.sql);
   return read ? { rows: store.readRows<R>(read, query.sql, query.parameters) } : undefined;
+}
+
+/** Runs a compiled query: on SQLite without kysely's executor where it can (runOnSqlite). */
+export async function executeCompiled<R>(db: Kysely<Database>, query: CompiledQuery): Promise<QueryResult<R>> {
+  return runOnSqlite<R>(db, query) ?? (await db.executeQuery<R>(query));
 }
 
 class RoutedSqliteDialect extends SqliteDialect {
@@ -310,5 +318,12 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
 
 /** One transaction per business fact: everything inside commits together or not at all. */
 export function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(work);
+  return db.transaction().execute(async (tx) => {
+    openTransactions.add(tx);
+    try {
+      return await work(tx);
+    } finally {
+      openTransactions.delete(tx);
+    }
+  });
 }

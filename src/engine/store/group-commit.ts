@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { runOnSqlite, type Db, type Tx } from './database.js';
+import { executeCompiled, inTransaction, type Db, type Tx } from './database.js';
 
 /**
  * Group commit. A commit costs more than storing one e-CF (the WAL append of
@@ -84,7 +84,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 // Compiled once: these run for every unit.
 const statement = (text: string) => {
   const query = CompiledQuery.raw(text);
-  return async (tx: Tx) => runOnSqlite(tx, query) ?? (await tx.executeQuery(query));
+  return (tx: Tx) => executeCompiled(tx, query);
 };
 const savepointUnit = statement('savepoint unit');
 const releaseUnit = statement('release savepoint unit');
@@ -100,14 +100,14 @@ async function commitTogether(db: Db, units: readonly Unit[]): Promise<void> {
   let outcomes: Outcome[];
   try {
     try {
-      outcomes = await db.transaction().execute(async (tx) => {
+      outcomes = await inTransaction(db, async (tx) => {
         const together = await stagedTogether(tx, units);
         if (!together) throw new CompleteFailed();
         return together;
       });
     } catch (error) {
       if (!(error instanceof CompleteFailed)) throw error;
-      outcomes = await db.transaction().execute((tx) => oneByOne(tx, units));
+      outcomes = await inTransaction(db, (tx) => oneByOne(tx, units));
     }
   } catch (error) {
     for (const unit of units) unit.reject(error);

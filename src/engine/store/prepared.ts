@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
-import { reuseReadUntilCommit, runOnSqlite } from './database.js';
+import { executeCompiled, reuseReadUntilCommit } from './database.js';
 import { dialectOf, type StoreDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -60,8 +60,7 @@ export function prepared<A extends Record<string, unknown>, R>(
       templates.set(dialect, (template = compileOnce(db, (d) => build(d, placeholders))));
       if (options.reuseUntilCommit) reuseReadUntilCommit(template.sql);
     }
-    const query = fill(template, args);
-    return (runOnSqlite<R>(db, query) ?? (await db.executeQuery<R>(query))).rows;
+    return (await executeCompiled<R>(db, fill(template, args))).rows;
   };
 }
 
@@ -80,6 +79,5 @@ export async function insertRow<T extends keyof Database & string>(db: Executor,
     const placeholders = Object.fromEntries(columns.map((c) => [c, new Placeholder(c)]));
     byShape.set(shape, (template = compileOnce(db, (d) => d.insertInto(table).values(placeholders as never))));
   }
-  const query = fill(template, values);
-  if (!runOnSqlite(db, query)) await db.executeQuery(query);
+  await executeCompiled(db, fill(template, values));
 }
