@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { encfOf } from '../sequences/ranges.js';
 import { signCanonical, signatureTimestamp, type SigningKey } from '../signing/xmldsig.js';
-import { serialize, type XmlData } from '../xml/canonical.js';
-import { validateAgainstSchema } from '../xml/xsd.js';
+import type { XmlData } from '../xml/canonical.js';
+import { signable } from '../xml/schema-gate.js';
 
 /**
  * The ANECF, the annulment of unused e-NCF (NOTES §11): one Anulacion per
@@ -59,14 +59,8 @@ export interface SignedAnecf {
   readonly xmlSha256: string;
 }
 
-/**
- * Builds, signs and checks the ANECF against its official schema (which
- * demands the Signature, so the check comes after signing). A document the
- * schema refuses is a defect of this builder, never sent.
- */
+/** Builds the ANECF, passes it through the schema gate and signs it. */
 export function signAnecf(rnc: string, ranges: readonly AnnulledRange[], now: Date, key: SigningKey): SignedAnecf {
-  const signed = signCanonical(serialize('anecf', anecfData(rnc, ranges, signatureTimestamp(now))), key);
-  const schema = validateAgainstSchema('anecf', signed.xml);
-  if (!schema.valid) throw new Error(`The ANECF built does not pass its official schema: ${schema.errors.join('; ')}`);
+  const signed = signCanonical(signable('anecf', anecfData(rnc, ranges, signatureTimestamp(now))), key);
   return { xml: signed.xml, xmlSha256: createHash('sha256').update(signed.xml, 'utf8').digest('hex') };
 }

@@ -3,7 +3,7 @@ import { money } from '../money.js';
 import type { Environment } from '../schema-types.js';
 import { securityCode, signCanonical, signCanonicalOffThread, signatureTimestamp, type SignedXml, type SigningKey } from '../signing/xmldsig.js';
 import { consumerTimbreUrl, standardTimbreUrl } from '../signing/timbre.js';
-import { serialize } from '../xml/canonical.js';
+import { signable } from '../xml/schema-gate.js';
 import type { DocumentKind } from '../xml/schema-trees.generated.js';
 import { ecfData, xmlDate, type Issuer, type Numbering } from './ecf-xml.js';
 import { rfceData, takesRfce } from './rfce-xml.js';
@@ -46,7 +46,7 @@ function* ecfSigning(input: SignEcfInput): Generator<string, SignedEcf, SignedXm
   const { document: doc, computed, issuer, numbering, now } = input;
   const signedAtText = signatureTimestamp(now);
   const data = ecfData(doc, computed, issuer, numbering, signedAtText);
-  const signed = yield serialize(`ecf${doc.type}` as DocumentKind, data);
+  const signed = yield signable(`ecf${doc.type}` as DocumentKind, data);
   const code = securityCode(signed.signatureValue);
   const montoTotal = money(computed.totals.montoTotal);
   const rfce = takesRfce(doc.type, computed.totals);
@@ -73,7 +73,7 @@ function* ecfSigning(input: SignEcfInput): Generator<string, SignedEcf, SignedXm
     signedAt: now,
     signedAtText,
     qrUrl,
-    rfceXml: rfce ? (yield serialize('rfce', rfceData(data, computed.totals, code))).xml : null,
+    rfceXml: rfce ? (yield signable('rfce', rfceData(data, computed.totals, code))).xml : null,
   };
 }
 

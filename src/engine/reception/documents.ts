@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { signCanonical, signatureTimestamp, type SigningKey } from '../signing/xmldsig.js';
-import { serialize } from '../xml/canonical.js';
+import { signable } from '../xml/schema-gate.js';
 
 /**
  * The two documents of the receiver side (NOTES §10): the ARECF, the signed
@@ -41,7 +41,7 @@ export interface SignedDocument {
 const sha256 = (xml: string): string => createHash('sha256').update(xml, 'utf8').digest('hex');
 
 export function signArecf(input: ArecfInput, key: SigningKey): SignedDocument {
-  const canonical = serialize('arecf', {
+  const canonical = signable('arecf', {
     DetalleAcusedeRecibo: {
       Version: '1.0',
       RNCEmisor: input.issuerRnc,
@@ -70,7 +70,7 @@ export interface AcecfInput {
 }
 
 export function signAcecf(input: AcecfInput, key: SigningKey): SignedDocument {
-  const canonical = serialize('acecf', {
+  const canonical = signable('acecf', {
     DetalleAprobacionComercial: {
       Version: '1.0',
       RNCEmisor: input.issuerRnc,
