@@ -46,7 +46,8 @@ const PLACEHOLDER = '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"></Sig
 export function assertSignable(kind: DocumentKind, canonical: string): void {
   const close = canonical.lastIndexOf('</');
   const withPlaceholder = close < 0 ? canonical : canonical.slice(0, close) + PLACEHOLDER + canonical.slice(close);
-  const result = validateAgainstSchema(kind, withPlaceholder);
+  // libxml2-wasm reads a Buffer in a third less time than a JS string.
+  const result = validateAgainstSchema(kind, Buffer.from(withPlaceholder, 'utf8'));
   if (!result.valid) {
     // The canonical text is one line: libxml2's "line 1:" prefix only adds noise.
     throw new SchemaMismatch(kind, result.errors.map((m) => m.replace(/^line \d+: /, '')));
