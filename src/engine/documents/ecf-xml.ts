@@ -333,9 +333,16 @@ function paginacion(doc: NormalizedDocument): XmlData | undefined {
   };
 }
 
+/**
+ * FMT section D, fields 5 to 8: ValorDescuentooRecargo is the percentage
+ * (3 integer digits) and exists only for TipoValor "%"; the amount, of either
+ * kind, goes in MontoDescuentooRecargo, and in the other currency beside it.
+ */
 function descuentosORecargos(doc: NormalizedDocument, computed: ComputedDocument): XmlData | undefined {
   const source = doc.command.globalAdjustments ?? [];
   if (!computed.adjustments.length) return undefined;
+  const fc = doc.command.foreignCurrency;
+  const rate = fc ? new Dec(String(fc.exchangeRate)) : null;
   return {
     DescuentoORecargo: computed.adjustments.map((a, i) => {
       const given = source[i];
@@ -346,8 +353,9 @@ function descuentosORecargos(doc: NormalizedDocument, computed: ComputedDocument
         IndicadorNorma1007: a.norm1007 ? '1' : undefined,
         DescripcionDescuentooRecargo: given?.description,
         TipoValor: pct ? '%' : '$',
-        ValorDescuentooRecargo: pct ? money(pct) : money(a.amount),
+        ValorDescuentooRecargo: pct ? money(pct) : undefined,
         MontoDescuentooRecargo: money(a.amount),
+        MontoDescuentooRecargoOtraMoneda: rate ? money(a.amount.div(rate)) : undefined,
         IndicadorFacturacionDescuentooRecargo: String(a.indicator),
       };
     }),

@@ -226,6 +226,8 @@ function checkDecimal(n: Notices, path: string, value: unknown, rule: DecimalRul
 }
 
 const AMOUNT: DecimalRule = { scale: 2, min: 'non-negative' };
+const MAX_DISCOUNT_PERCENTAGE = new Dec(100);
+const MAX_SURCHARGE_PERCENTAGE = new Dec('999.99');
 const SIGNED_AMOUNT: DecimalRule = { scale: 2 };
 
 // ---------------------------------------------------------------------------
@@ -840,13 +842,15 @@ function checkAdjustments(n: Notices, p: Obj, type: EcfType | null, groups: Set<
     if (groups && !groups.has(indicator)) {
       n.error(`${path}.affectsItbisRate`, ECF_CODES.EmptyGroup, `${path} adjusts the ${RATE_LABEL[indicator]} group (affectsItbisRate ${indicator}), but no line is in it`);
     }
-    const percentage = a.percentage == null ? null : checkDecimal(n, `${path}.percentage`, a.percentage, { scale: 2, min: 'positive', max: new Dec(100) });
+    const kind = a.kind == null ? 'discount' : a.kind === 'discount' || a.kind === 'surcharge' ? a.kind : undefined;
+    // ValorDescuentooRecargo holds 3 integer digits; a discount beyond 100 % would make the group negative.
+    const maxPercentage = kind === 'surcharge' ? MAX_SURCHARGE_PERCENTAGE : MAX_DISCOUNT_PERCENTAGE;
+    const percentage = a.percentage == null ? null : checkDecimal(n, `${path}.percentage`, a.percentage, { scale: 2, min: 'positive', max: maxPercentage });
     const amount = a.amount == null ? ZERO : checkDecimal(n, `${path}.amount`, a.amount, AMOUNT);
     const norm1007 = a.norm1007 == null ? false : bool(a.norm1007);
     if (norm1007 && type !== null && !SCHEMA.norm1007[type]) {
       n.error(`${path}.norm1007`, ECF_CODES.FieldNotAllowed, `norm1007 adjustments are not allowed for type ${type}`);
     }
-    const kind = a.kind == null ? 'discount' : a.kind === 'discount' || a.kind === 'surcharge' ? a.kind : undefined;
     if (percentage === undefined || amount === undefined || norm1007 === undefined || kind === undefined || line === undefined) {
       readable = false;
       return;
