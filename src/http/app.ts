@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../engine/engine.js';
 import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/certificates.js';
 import { registerAccess } from './access.js';
+import { registerJsonBody } from './json-body.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
 import certificateRoutes from './routes/certificates.js';
@@ -49,6 +50,7 @@ export async function buildApp(options: AppOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBody(app);
   app.addSchema(ProblemDetails);
   app.addSchema(ValidationProblemDetails);
 
@@ -57,7 +59,14 @@ export async function buildApp(options: AppOptions) {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const problem = problemFor(error, request.url, request.id);
+    let problem: ReturnType<typeof problemFor>;
+    try {
+      problem = problemFor(error, request.url, request.id);
+    } catch (mapping) {
+      // A defect in the mapper must still answer a problem body, not fastify's own 500 text.
+      request.log.error({ err: mapping, reqId: request.id }, 'problem mapping failed');
+      problem = problemFor(new Error('problem mapping failed'), request.url, request.id);
+    }
     if (problem.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
     return reply.status(problem.status).type('application/problem+json').send(problem.body);
   });

@@ -68,7 +68,8 @@ const problemType = (code: string) => `urn:ecf:problem:${code}`;
 export function problemFor(raised: unknown, instance: string, requestId: string): Problem {
   const error = storeUnavailable(raised);
   if (error instanceof ValidationError) {
-    const errors: Record<string, string[]> = {};
+    // Paths come from the client's own keys: a plain {} would find "constructor" or "toString" inherited.
+    const errors: Record<string, string[]> = Object.create(null);
     for (const e of error.errors) (errors[e.path] ??= []).push(e.message);
     return {
       status: 400,

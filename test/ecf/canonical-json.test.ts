@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { stableStringify } from '../../src/engine/ecf/canonical-json.js';
 
 // The plain definition: stored request hashes were made with it, so the fast one must match it character for character.
@@ -41,5 +42,23 @@ describe('stableStringify', () => {
     const b = { a: { c: 'ñ', d: [1, { x: 1, y: 2 }] }, b: 1 };
     expect(stableStringify(a)).toBe(stableStringify(b));
     expect(stableStringify(a)).toBe('{"a":{"c":"ñ","d":[1,{"x":1,"y":2}]},"b":1}');
+  });
+
+  it('matches the plain definition on arbitrary JSON values (fast-check, fixed seed)', () => {
+    const parsed = fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+    fc.assert(fc.property(parsed, (v) => stableStringify(v) === plain(v)), { seed: 2211, numRuns: 2000 });
+  });
+
+  // It runs on the raw payload before validation: a deep body must not overflow the call stack.
+  it('writes values nested far deeper than the call stack allows recursion', () => {
+    const depth = 200_000;
+    let value: unknown = 1;
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { b: value, a: undefined };
+    const expected = (() => {
+      let out = '1';
+      for (let i = 0; i < depth; i++) out = i % 2 === 0 ? `[${out}]` : `{"b":${out}}`;
+      return out;
+    })();
+    expect(stableStringify(value)).toBe(expected);
   });
 });

@@ -33,33 +33,68 @@ function sortKeys(keys: string[]): void {
   }
 }
 
+/** An array or object being written: its items, or its sorted keys, and how far it has got. */
+interface Open {
+  readonly container: unknown[] | Record<string, unknown>;
+  /** null for an array. */
+  readonly keys: string[] | null;
+  next: number;
+  wrote: boolean;
+}
+
+/** Writes the start of an array or object and pushes it to be written. */
+function open(value: object, stack: Open[]): string {
+  if (Array.isArray(value)) {
+    stack.push({ container: value, keys: null, next: 0, wrote: false });
+    return '[';
+  }
+  const keys = Object.keys(value);
+  sortKeys(keys);
+  stack.push({ container: value as Record<string, unknown>, keys, next: 0, wrote: false });
+  return '{';
+}
+
 /**
  * JSON with object keys sorted at every level, so equal payloads hash equal whatever their key order.
  * Built by appending (not with entries, map and join): it runs for every request, on every payload.
+ * Walked with a stack of its own, not by recursion, so no nesting depth can overflow the call stack
+ * (it runs on the raw payload, before validation).
  */
 export function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out += ',';
-      out += stableStringify(value[i]);
+  const stack: Open[] = [];
+  let out = open(value, stack);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    let child: unknown;
+    if (top.keys === null) {
+      const array = top.container as unknown[];
+      if (top.next >= array.length) {
+        out += ']';
+        stack.pop();
+        continue;
+      }
+      if (top.next > 0) out += ',';
+      child = array[top.next++];
+    } else {
+      const record = top.container as Record<string, unknown>;
+      const keys = top.keys;
+      child = undefined;
+      while (top.next < keys.length && (child = record[keys[top.next]!]) === undefined) top.next++;
+      if (top.next >= keys.length) {
+        out += '}';
+        stack.pop();
+        continue;
+      }
+      if (top.wrote) out += ',';
+      top.wrote = true;
+      out += quoted(keys[top.next++]!);
+      out += ':';
     }
-    return out + ']';
+    if (child === null || typeof child !== 'object') out += JSON.stringify(child) ?? 'null';
+    else out += open(child, stack);
   }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  sortKeys(keys);
-  let out = '{';
-  for (const key of keys) {
-    const v = record[key];
-    if (v === undefined) continue;
-    if (out.length > 1) out += ',';
-    out += quoted(key);
-    out += ':';
-    out += stableStringify(v);
-  }
-  return out + '}';
+  return out;
 }
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
