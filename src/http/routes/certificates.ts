@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
-import { EngineError } from '../../engine/errors.js';
+import { EngineError, invalidField } from '../../engine/errors.js';
 import {
+  MAX_CERTIFICATE_FILE_BYTES,
   getCertificate,
   listCertificates,
   revokeCertificate,
@@ -13,8 +14,11 @@ import {
 import { CertificateView } from '../../engine/certificates/schemas.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
+import { readingMultipart } from './multipart-errors.js';
 
 const IdParams = Type.Object({ id: Uuid() });
+/** Longest password part read, in bytes. */
+const MAX_PASSWORD_BYTES = 4096;
 
 export default async function certificateRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -33,7 +37,7 @@ export default async function certificateRoutes(base: FastifyInstance, { engine 
           file: Type.String({ format: 'binary', description: 'The .p12/.pfx file' }),
           password: Type.String({ description: 'Its password (may be empty)' }),
         }),
-        response: { 200: CertificateView, ...problems(400, 401, 403, 409, 413) },
+        response: { 200: CertificateView, ...problems(400, 401, 403, 409, 413, 415) },
       },
     },
     async (request) => {
@@ -41,14 +45,18 @@ export default async function certificateRoutes(base: FastifyInstance, { engine 
         throw new EngineError('validation', 'Certificate.NotMultipart', 'Send the certificate as multipart/form-data with the fields file and password.');
       }
       const upload: { file?: Buffer; password?: string } = {};
-      for await (const part of request.parts()) {
-        if (part.type === 'file') {
-          const bytes = await part.toBuffer();
-          if (part.fieldname === 'file') upload.file = bytes;
-        } else if (part.fieldname === 'password') {
-          upload.password = String(part.value);
+      await readingMultipart(MAX_CERTIFICATE_FILE_BYTES, async () => {
+        for await (const part of request.parts({ limits: { fieldSize: MAX_PASSWORD_BYTES } })) {
+          if (part.type === 'file') {
+            const bytes = await part.toBuffer();
+            if (part.fieldname === 'file') upload.file = bytes;
+          } else if (part.fieldname === 'password') {
+            // busboy cuts a longer value silently; a cut password would only fail as the wrong one.
+            if (part.valueTruncated) throw invalidField('password', 'Certificate.PasswordTooLong', `The password has more than ${MAX_PASSWORD_BYTES} bytes.`);
+            upload.password = String(part.value);
+          }
         }
-      }
+      });
       return uploadCertificate(engine, request.tenantId, upload satisfies CertificateUpload);
     },
   );

@@ -10,6 +10,7 @@ import { MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../en
 import { issueReceiverSeed, validateReceiverSeed } from '../../engine/reception/receiver-auth.js';
 import { ReceivedEcfView } from '../../engine/reception/views.js';
 import { problems } from '../problem.js';
+import { readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';
 
 const IdParams = Type.Object({ id: Uuid() });
@@ -48,10 +49,12 @@ function plainError(error: FastifyError | Error, request: FastifyRequest, reply:
 async function readXml(request: FastifyRequest): Promise<{ xml: Buffer; fileName: string | null }> {
   const missing = () => new ValidationError([{ path: 'xml', code: 'Receiver.XmlRequired', message: 'Send the document as multipart/form-data with one file part named xml.' }]);
   if (!request.isMultipart()) throw missing();
-  const part = await request.file({ limits: { fileSize: MAX_RECEIVED_BYTES } });
-  if (!part || part.fieldname.toLowerCase() !== 'xml') throw missing();
-  const xml = await part.toBuffer();
-  return { xml, fileName: part.filename || null };
+  return readingMultipart(MAX_RECEIVED_BYTES, async () => {
+    const part = await request.file({ limits: { fileSize: MAX_RECEIVED_BYTES } });
+    if (!part || part.fieldname.toLowerCase() !== 'xml') throw missing();
+    const xml = await part.toBuffer();
+    return { xml, fileName: part.filename || null };
+  });
 }
 
 export default async function receptionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
