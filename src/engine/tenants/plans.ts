@@ -13,7 +13,8 @@ export const PLANS: Readonly<Record<string, PlanLimits>> = {
 };
 
 export function planLimits(plan: string, overrides: Partial<PlanLimits> = {}): PlanLimits {
-  const base = PLANS[plan];
+  // Own keys only: a plan named "constructor" or "toString" would otherwise find Object's.
+  const base = Object.hasOwn(PLANS, plan) ? PLANS[plan] : undefined;
   if (!base) {
     throw new EngineError(
       'validation',
