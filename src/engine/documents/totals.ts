@@ -149,8 +149,9 @@ export function computeTotals(input: TotalsInput): ComputedDocument {
     const g = groupAmount(n);
     return input.pricesIncludeTax ? round2(g.div(ONE.plus(new Dec(RATE_OF_INDICATOR[n]).div(100)))) : g;
   };
+  const telecom = input.pricesIncludeTax && input.adjustments.some((a) => a.norm1007) ? norm1007Group(input.lines, lines) : null;
   const bases = new Map<BillingIndicator, Dec>([
-    [1, grossBase(1)],
+    [1, telecom ? telecom.base : grossBase(1)],
     [2, grossBase(2)],
     [3, grossBase(3)],
     [4, groupAmount(4)],
@@ -174,6 +175,11 @@ export function computeTotals(input: TotalsInput): ComputedDocument {
 
   const byCode = new Map<string, AdditionalTaxTotal>();
   for (const t of input.lines.flatMap((l) => l.additionalTaxes)) {
+    const computedHere = telecom?.taxes.get(t.code);
+    if (computedHere) {
+      byCode.set(t.code, { code: t.code, rate: t.rate, especifico: ZERO, advalorem: ZERO, otros: computedHere });
+      continue;
+    }
     const prev = byCode.get(t.code);
     byCode.set(t.code, {
       code: t.code,
@@ -218,6 +224,45 @@ export function computeTotals(input: TotalsInput): ComputedDocument {
     ...spread('totalIsrRetencion', withheld((l) => l.isrWithheld)),
   };
   return { lines, adjustments, totals };
+}
+
+/** Tabla I codes of Norma 10-07: CDT (002) and ISC on telecommunications (004). */
+export const NORM_1007_CODES: ReadonlySet<string> = new Set(['002', '004']);
+
+interface Norm1007Group {
+  /** MontoGravadoI1 before global adjustments. */
+  readonly base: Dec;
+  /** OtrosImpuestosAdicionales of 002 and 004, by code. */
+  readonly taxes: ReadonlyMap<string, Dec>;
+}
+
+/**
+ * The 18 % group of a Norma 10-07 document (FMT fields 93 d and 109 d): its
+ * prices include ITBIS, CDT (002) and ISC on telecommunications (004), so the
+ * lines are summed per set of those taxes they carry and each sum is divided
+ * once by (1 + 0.18 + their rates), rounded; 002 and 004 are that base × their
+ * rate. Lines without 002 or 004 divide by 1.18, as usual. Validation
+ * guarantees tax-inclusive prices and one rate per code.
+ */
+function norm1007Group(inputs: readonly LineInput[], lines: readonly ComputedLine[]): Norm1007Group {
+  const subgroups = new Map<string, { amount: Dec; taxes: TaxLineInput[] }>();
+  lines.forEach((l, i) => {
+    if (l.indicator !== 1) return;
+    const taxes = inputs[i]!.additionalTaxes.filter((t) => NORM_1007_CODES.has(t.code)).sort((a, b) => a.code.localeCompare(b.code));
+    const key = taxes.map((t) => `${t.code}:${t.rate.toString()}`).join(',');
+    const group = subgroups.get(key);
+    if (group) group.amount = group.amount.plus(l.amount);
+    else subgroups.set(key, { amount: l.amount, taxes });
+  });
+  let base = ZERO;
+  const exact = new Map<string, Dec>();
+  for (const { amount, taxes } of subgroups.values()) {
+    const divisor = ONE.plus(new Dec(18).div(100)).plus(sum(taxes.map((t) => t.rate)).div(100));
+    const subBase = round2(amount.div(divisor));
+    base = base.plus(subBase);
+    for (const t of taxes) exact.set(t.code, (exact.get(t.code) ?? ZERO).plus(subBase.times(t.rate).div(100)));
+  }
+  return { base, taxes: new Map([...exact].map(([code, v]) => [code, round2(v)])) };
 }
 
 const spread = <K extends string>(key: K, value: Dec | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, Dec>));

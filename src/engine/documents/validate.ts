@@ -27,6 +27,7 @@ import {
   type LineInput,
   type TotalsInput,
 } from './totals.js';
+import { checkNorm1007, checkNorm1007Payable } from './norm1007.js';
 
 /**
  * The issue validator: the payload's shape (payload.ts) plus the per-type
@@ -257,6 +258,8 @@ export function validateIssue(payload: unknown, context: ValidationContext): Val
   // The groups need only each line's treatment and rate, so a line with a bad amount still counts.
   const groups = checked.every((c) => c.indicator !== null) ? new Set(checked.map((c) => c.indicator!)) : null;
   const adjustments = checkAdjustments(n, p, type, Array.isArray(p.lines) ? groups : null);
+  const report = n.error.bind(n);
+  if (adjustments && type !== null && SCHEMA.norm1007[type]) checkNorm1007(report, { pricesIncludeTax, lines, adjustments });
 
   // Totals, when every line and adjustment could be read: for the type-32 threshold and the tolerance warnings.
   let totalsInput: TotalsInput | null = null;
@@ -278,6 +281,7 @@ export function validateIssue(payload: unknown, context: ValidationContext): Val
         n.error(`lines[${i}].discount`, ECF_CODES.OutOfRange, `lines[${i}] amount (MontoItem) would be ${c.amount.toFixed(2)}: the discount exceeds price × quantity plus surcharge`);
       }
     });
+    checkNorm1007Payable(report, adjustments, computed);
   }
 
   checkBuyer(n, p, type, computed);

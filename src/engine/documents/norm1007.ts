@@ -1,0 +1,87 @@
+import { Dec } from '../money.js';
+import { NORM_1007_CODES, type AdjustmentInput, type ComputedDocument } from './totals.js';
+import { ECF_CODES, type NormalizedLine } from './validate.js';
+
+/**
+ * Norma 10-07 (telecommunications; FMT fields 93 d, 109 d and 115 c, NOTES
+ * §12.6 item 11). A document with a 10-07 discount is priced with ITBIS, CDT
+ * (002) and ISC on telecommunications (004) included; the service divides the
+ * 18 % group by (1 + 0.18 + the rates of 002 and 004 each line carries),
+ * computes 002 and 004 from that base, and takes the 10-07 discount off
+ * ValorPagar only. What the formulas cannot express is refused here, so the
+ * totals never guess:
+ * - a 10-07 adjustment is a discount on the 18 % group (affectsItbisRate 1);
+ * - prices include the taxes (pricesIncludeTax true, on the document and on each 18 % line);
+ * - at least one 18 % line carries 002 or 004, and no line outside the 18 % group does;
+ * - 002 and 004 carry their rate and no amount (the service computes it), one rate per code;
+ * - the 10-07 discounts do not exceed MontoTotal.
+ */
+
+type Report = (path: string, code: string, message: string) => void;
+
+export interface Norm1007Input {
+  readonly pricesIncludeTax: boolean;
+  /** The payload's lines, null where a line could not be read. */
+  readonly lines: readonly (NormalizedLine | null)[];
+  /** Every adjustment, in payload order. */
+  readonly adjustments: readonly AdjustmentInput[];
+}
+
+export const hasNorm1007 = (adjustments: readonly AdjustmentInput[] | null): boolean => !!adjustments?.some((a) => a.norm1007);
+
+export function checkNorm1007(error: Report, input: Norm1007Input): void {
+  const flagged = input.adjustments.map((a, i) => [a, i] as const).filter(([a]) => a.norm1007);
+  if (!flagged.length) return;
+  for (const [a, i] of flagged) {
+    const path = `globalAdjustments[${i}]`;
+    if (a.kind !== 'discount') error(`${path}.kind`, ECF_CODES.InvalidValue, `${path} is a Norma 10-07 adjustment: it must be a discount`);
+    if (a.indicator !== 1) {
+      error(`${path}.affectsItbisRate`, ECF_CODES.InvalidValue, `${path} is a Norma 10-07 discount: it applies to the 18 % group (affectsItbisRate 1)`);
+    }
+  }
+  if (!input.pricesIncludeTax) {
+    error('pricesIncludeTax', ECF_CODES.InvalidValue, 'a Norma 10-07 document is priced with ITBIS, CDT (002) and telecom ISC (004) included: pricesIncludeTax must be true');
+  }
+  let telecomLines = 0;
+  const rates = new Map<string, { rate: Dec; at: string }>();
+  input.lines.forEach((line, k) => {
+    if (!line) return;
+    const taxed18 = line.taxTreatment === 'taxed' && line.itbisRate === 18;
+    if (taxed18 && input.pricesIncludeTax && !line.priceIncludesTax) {
+      error(`lines[${k}].priceIncludesTax`, ECF_CODES.InvalidValue, `lines[${k}] is in the 18 % group of a Norma 10-07 document: its price must include the taxes`);
+    }
+    let carries = false;
+    line.additionalTaxes.forEach((t, j) => {
+      if (!NORM_1007_CODES.has(t.code)) return;
+      const at = `lines[${k}].additionalTaxes[${j}]`;
+      carries = true;
+      if (!taxed18) {
+        error(`${at}.code`, ECF_CODES.InvalidValue, `additional tax ${t.code} of a Norma 10-07 document belongs on lines taxed at 18 %`);
+      }
+      if (!t.otros.isZero()) {
+        error(`${at}.otros`, ECF_CODES.FieldNotAllowed, `${at}.otros is computed by the service under Norma 10-07 (base × rate, FMT field 109 d): leave it out`);
+      }
+      const first = rates.get(t.code);
+      if (!first) rates.set(t.code, { rate: t.rate, at });
+      else if (!first.rate.eq(t.rate)) {
+        error(`${at}.rate`, ECF_CODES.InvalidValue, `additional tax ${t.code} has rate ${t.rate.toString()} here and ${first.rate.toString()} at ${first.at}: one rate per code`);
+      }
+    });
+    if (carries && taxed18) telecomLines++;
+  });
+  if (telecomLines === 0 && input.lines.every((l) => l !== null)) {
+    const [, i] = flagged[0]!;
+    error(`globalAdjustments[${i}].norm1007`, ECF_CODES.InvalidValue, 'a Norma 10-07 discount needs at least one line taxed at 18 % carrying additional tax 002 (CDT) or 004 (telecom ISC)');
+  }
+}
+
+/** After the totals: the 10-07 discounts come off ValorPagar, which must not go below zero. */
+export function checkNorm1007Payable(error: Report, adjustments: readonly AdjustmentInput[], computed: ComputedDocument): void {
+  if (!hasNorm1007(adjustments) || !computed.totals.valorPagar.isNegative()) return;
+  const i = adjustments.findIndex((a) => a.norm1007);
+  error(
+    `globalAdjustments[${i}].${adjustments[i]!.percentage ? 'percentage' : 'amount'}`,
+    ECF_CODES.OutOfRange,
+    `the Norma 10-07 discounts exceed MontoTotal ${computed.totals.montoTotal.toFixed(2)}: ValorPagar would be ${computed.totals.valorPagar.toFixed(2)}`,
+  );
+}
