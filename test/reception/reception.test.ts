@@ -248,9 +248,15 @@ describe('the tenant’s commercial decision (outgoing ACECF)', () => {
     expect(again.status).toBe(409);
     expect((await again.json()).code).toBe('ReceivedEcf.AlreadyDecided');
 
-    await h.sendFresh({
+    // A type 32 is refused (never sent between taxpayers); one stored as received by an earlier version takes no decision either.
+    const consumerSent = await h.sendFresh({
       payload: { type: 32, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: h.tenant.rnc, name: 'Ferretería' }, lines: [{ name: 'Clavos', quantity: 1, unitPrice: '100.00' }] },
     });
+    const [refusedConsumer] = (await (await h.api('GET', `/api/v1/received-ecf?encf=${consumerSent.encf}`)).json()).items;
+    expect(refusedConsumer).toMatchObject({ type: 32, status: 'not_received', approvalState: 'not_applicable', commercialApprovalAutomatic: true });
+    const refusedDecision = await h.api('POST', `/api/v1/received-ecf/${refusedConsumer.id}/commercial-approval`, { decision: 'accepted' });
+    expect([refusedDecision.status, (await refusedDecision.json()).code]).toEqual([409, 'ReceivedEcf.NotReceived']);
+    await h.engine.db.updateTable('received_ecf').set({ status: 'received', reason_code: null, reason: null }).where('id', '=', refusedConsumer.id).execute();
     const consumer = (await (await h.api('GET', '/api/v1/received-ecf?approval=automatic')).json()).items;
     expect(consumer).toHaveLength(1);
     expect(consumer[0]).toMatchObject({ type: 32, commercialApprovalAutomatic: true, status: 'received' });

@@ -76,11 +76,11 @@ export async function decideCommercialApproval(engine: Engine, tenantId: string,
   const input = checkBody(body);
   const tenant = await requireTenant(engine.db, tenantId);
   const view = await getReceivedEcf(engine, tenantId, id);
-  if (isApprovalAutomatic(view.type)) {
-    throw conflict('ReceivedEcf.ApprovalNotApplicable', `Commercial approval does not apply to type ${view.type}.`);
-  }
   if (view.status !== 'received') {
     throw conflict('ReceivedEcf.NotReceived', 'This e-CF was not received (see its ARECF); there is nothing to approve or reject.');
+  }
+  if (isApprovalAutomatic(view.type)) {
+    throw conflict('ReceivedEcf.ApprovalNotApplicable', `Commercial approval does not apply to type ${view.type}.`);
   }
   if (view.commercialApproval) {
     throw conflict('ReceivedEcf.AlreadyDecided', `A decision (${view.commercialApproval.decision}) was made already.`);

@@ -101,10 +101,10 @@ export async function listReceivedEcf(engine: Engine, tenantId: string, query: u
   const notAutomatic = sql<boolean>`(r.type is null or r.type not in (${sql.join(automatic)}))`;
   switch (q.Approval) {
     case 'automatic':
-      base = base.where('r.type', 'in', automatic);
+      base = base.where('r.status', '=', 'received').where('r.type', 'in', automatic);
       break;
     case 'not_applicable':
-      base = base.where('r.status', '!=', 'received').where(notAutomatic);
+      base = base.where('r.status', '!=', 'received');
       break;
     case 'pending':
       base = base.where('r.status', '=', 'received').where(notAutomatic).where('a.id', 'is', null);

@@ -50,6 +50,13 @@ const REASONS: Record<NotReceivedCode, string> = {
   4: 'RNC Comprador no corresponde',
 };
 
+/**
+ * The only types one taxpayer sends another (NOTES §10.1): 32, 41, 43, 45, 46
+ * and 47 go to consumers, the authority or abroad, never to a receiver like
+ * this one, and are answered not received, code 1, whatever else they hold.
+ */
+export const EXCHANGED_TYPES: ReadonlySet<number> = new Set([31, 33, 34, 44]);
+
 const unreadable = (message: string) => new ValidationError([{ path: 'xml', code: 'Reception.Unidentifiable', message }], message);
 
 function asText(bytes: Buffer): string {
@@ -62,9 +69,16 @@ function field(root: import('@xmldom/xmldom').Element, name: string): string | n
   return textOf(root, name);
 }
 
+/** TipoeCF as written inside; the type is read from the e-NCF, and the two must agree. */
+const declaredType = (root: import('@xmldom/xmldom').Element): number | null => {
+  const text = field(root, 'TipoeCF');
+  return text && /^\d{2}$/.test(text) ? Number(text) : null;
+};
+
 /**
  * Receives an e-CF from another issuer. The checks, in order (NOTES §10.1):
- * the official schema of its type (else not received, code 1), the signature
+ * a type taxpayers exchange (31, 33, 34, 44) whose TipoeCF agrees with its
+ * e-NCF, and the official schema of that type (else not received, code 1), the signature
  * (2), an e-CF already received from that issuer with that e-NCF (3), the
  * buyer's RNC against the tenant's (4). Every reception is stored with its
  * bytes and the signed ARECF and emits `inbound_ecf.received`; the same bytes
@@ -104,6 +118,10 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
     [code, reason] = [NOT_RECEIVED.specification, `the root element is ${parsed.root.localName}, not ECF`];
   } else if (!(DOCUMENT_KINDS as readonly string[]).includes(kind) || kind === ('ecfrfce' as DocumentKind)) {
     [code, reason] = [NOT_RECEIVED.specification, `e-CF type ${encf.slice(1, 3)} does not exist`];
+  } else if (!EXCHANGED_TYPES.has(type)) {
+    [code, reason] = [NOT_RECEIVED.specification, `type ${type} is never sent to another taxpayer; only ${[...EXCHANGED_TYPES].join(', ')} are`];
+  } else if (declaredType(parsed.root) !== type) {
+    [code, reason] = [NOT_RECEIVED.specification, `TipoeCF ${field(parsed.root, 'TipoeCF') ?? '(none)'} is not the type of ${encf}`];
   } else {
     const schema = validateAgainstSchema(kind, text);
     if (!schema.valid) {

@@ -93,9 +93,10 @@ export const RECEIVED_COLUMNS = [
   'issue_date', 'monto_total', 'security_code', 'file_name', 'xml_sha256', 'arecf_xml', 'received_at',
 ] as const;
 
+/** A document not received takes no decision, whatever its type: not_applicable before automatic. */
 export function approvalState(row: Pick<ReceivedRow, 'status' | 'type'>, decision: string | null): ApprovalState {
-  if (isApprovalAutomatic(row.type)) return 'automatic';
   if (row.status !== 'received') return 'not_applicable';
+  if (isApprovalAutomatic(row.type)) return 'automatic';
   return (decision as Decision | null) ?? 'pending';
 }
 
