@@ -196,7 +196,7 @@ export const IssueEcfCommand = Obj({
   pricesIncludeTax: Type.Optional(Type.Boolean()),
   deferredDelivery: Type.Optional(Type.Boolean()),
   nonInvoiceableAmount: Opt(Decimal()),
-  internalNumber: Opt(Str({ maxLength: 20 })),
+  internalNumber: Opt(Str({ maxLength: 20, description: "The issuer's own invoice number (NumeroFacturaInterna), at most 20 characters; one e-CF per internalNumber" })),
   sellerCode: Opt(Str({ maxLength: 60 })),
   additionalInfo: Opt(Obj({ issuer: Opt(Str({ maxLength: 250 })), buyer: Opt(Str({ maxLength: 150 })) })),
   buyer: Opt(Buyer),

@@ -68,6 +68,7 @@ export const ECF_CODES = {
   SequenceExpired: 'Ecf.SequenceExpired',
   EncfTypeMismatch: 'Ecf.EncfTypeMismatch',
   ToleranceExceeded: 'Ecf.ToleranceExceeded',
+  DefaultApplied: 'Ecf.DefaultApplied',
 } as const;
 
 export interface NormalizedRetention {
@@ -526,6 +527,11 @@ function checkLine(
   }
   const defaultRate: ItbisRate = type !== null ? SCHEMA.defaultRate[type] : 18;
   let rate: ItbisRate = defaultRate;
+  if (l.itbisRate === null && l.taxTreatment == null && type !== null) {
+    // An explicit null reads like "no ITBIS", but it means the type's default: say which one was taken.
+    const took = treatment === 'taxed' ? `taxed at ${defaultRate} %` : treatment;
+    n.warning(`${path}.itbisRate`, ECF_CODES.DefaultApplied, `${path}.itbisRate is null and taxTreatment is not given: the line was issued ${took}, the default for type ${type}`);
+  }
   if (given(l.itbisRate)) {
     const r = integer(l.itbisRate);
     if (r === undefined) readable = indicatorKnown = false;
