@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type QueryResult, type Transaction } from 'kysely';
 import { restartPending, type RestartSignal } from './checkpointer.js';
+import { restrictStoreFiles } from './file-modes.js';
 import { InlineLimits } from './inline-limits.js';
 import type { Database } from './schema.js';
 
@@ -298,8 +299,9 @@ export interface OpenDatabaseOptions {
   readonly restartSignal?: RestartSignal;
 }
 
-/** Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on. */
+/** Opens (creating if needed, owner-only) the SQLite file with WAL, a busy timeout and foreign keys on. */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
+  restrictStoreFiles(file);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
