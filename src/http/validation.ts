@@ -12,7 +12,7 @@ import { fieldErrors } from '../engine/validation.js';
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const prefix = httpPart === 'querystring' ? 'query.' : httpPart === 'params' ? 'path.' : httpPart === 'headers' ? 'header.' : '';
   return (data: unknown) => {
-    const value = httpPart === 'body' ? data : Value.Convert(schema, data);
+    const value = httpPart === 'body' ? data : fromText(schema, data);
     const errors = fieldErrors(schema, value);
     if (errors.length === 0) return { value };
     return {
@@ -22,3 +22,23 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     };
   };
 };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Query, path and header values converted to the schema's types. TypeBox
+ * reads "1.5", "true" and "1abc" as the integer 1; a text becomes a number
+ * only when the number writes back as that very text, so anything else is
+ * checked as the text it is and refused by name.
+ */
+function fromText(schema: TSchema, data: unknown): unknown {
+  // Convert changes the object it is given: the texts are kept aside first.
+  const texts = isRecord(data) ? new Map(Object.entries(data)) : null;
+  const converted = Value.Convert(schema, data);
+  if (!texts || !isRecord(converted)) return converted;
+  for (const key of Object.keys(converted)) {
+    const text = texts.get(key);
+    if (typeof text === 'string' && typeof converted[key] === 'number' && String(converted[key]) !== text) converted[key] = text;
+  }
+  return converted;
+}

@@ -66,9 +66,9 @@ describe('GET /api/v1/ecf/{id}/representation', () => {
     expect(bad.json()).toMatchObject({
       status: 400,
       code: 'Validation.Failed',
-      errors: { 'query.layout': ['must be letter, pos (80 mm roll) or pos58 (58 mm roll)'] },
+      errors: { 'query.layout': ['must be letter, pos, pos58 or the number of one: 1 (letter), 2 (pos), 3 (pos58)'] },
     });
-    const numeric = await get(`${ecf.links.representation}?layout=2`);
+    const numeric = await get(`${ecf.links.representation}?layout=4`);
     expect(numeric.statusCode).toBe(400);
     const download = await get(`${ecf.links.representation}?download=perhaps`);
     expect(download.statusCode).toBe(400);

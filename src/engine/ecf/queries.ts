@@ -8,7 +8,7 @@ import { isUuid } from '../ids.js';
 import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';
 import { DateString, Decimal, EnvironmentSchema, Integer } from '../schema-types.js';
 import { check } from '../validation.js';
-import { ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
+import { EcfStatusSchema, ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
 import { rowKey } from '../store/functions.js';
@@ -58,7 +58,7 @@ export async function ecfXml(engine: Engine, tenantId: string, id: string, rfce 
 export const ListQuery = Type.Object(
   {
     Type: Type.Optional(Integer()),
-    Status: Type.Optional(Type.String()),
+    Status: Type.Optional(EcfStatusSchema({ description: 'Only e-CF in this state' })),
     Search: Type.Optional(Type.String({ minLength: 1, description: 'Start of an e-NCF, buyer RNC, internal number or buyer name' })),
     From: Type.Optional(DateString({ description: 'Issue date from (inclusive)' })),
     To: Type.Optional(DateString({ description: 'Issue date to (inclusive)' })),

@@ -27,6 +27,16 @@ export const EcfLinks = Type.Object({
   representation: Type.String(),
 });
 
+/** The states an e-CF can be in (the contract's status values). */
+export const ECF_STATUSES = ['signed', 'accepted', 'accepted_conditional', 'rejected', 'review', 'failed'] as const;
+export type EcfStatus = (typeof ECF_STATUSES)[number];
+
+export const EcfStatusSchema = (options: { description?: string } = {}) =>
+  Type.Union(
+    ECF_STATUSES.map((s) => Type.Literal(s)),
+    { errorMessage: `must be one of ${ECF_STATUSES.join(', ')}`, ...options },
+  );
+
 /** `EcfDto` of the contract. */
 export const EcfView = Type.Object({
   id: Uuid(),

@@ -9,7 +9,7 @@ import { waitForVerdict } from '../../engine/submission/wait.js';
 import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
 import { EcfView } from '../../engine/ecf/views.js';
 import { Uuid } from '../../engine/schema-types.js';
-import { LayoutSchema } from '../../engine/representation/layouts.js';
+import { LAYOUTS, type Layout } from '../../engine/representation/layouts.js';
 import { ecfRepresentation } from '../../engine/representation/representation.js';
 import { problems } from '../problem.js';
 
@@ -23,8 +23,17 @@ function contractCasing(schema: { properties: Record<string, unknown> }) {
 }
 const listCasing = contractCasing(ListQuery);
 
+/** The contract types `layout` as an integer: 1 letter, 2 pos, 3 pos58, in the order of LAYOUTS. */
+const layoutName = (layout: Layout | number): Layout => (typeof layout === 'number' ? LAYOUTS[layout - 1]! : layout);
+const LAYOUT_CHOICES = LAYOUTS.map((l, i) => `${i + 1} (${l})`).join(', ');
+
 const RepresentationQuery = Type.Object({
-  layout: Type.Optional(LayoutSchema),
+  layout: Type.Optional(
+    Type.Union([...LAYOUTS.map((l) => Type.Literal(l)), Type.Integer({ minimum: 1, maximum: LAYOUTS.length })], {
+      errorMessage: `must be ${LAYOUTS.join(', ')} or the number of one: ${LAYOUT_CHOICES}`,
+      description: `letter (8.5 × 11 in), pos (80 mm roll) or pos58 (58 mm roll); or the contract's integer: ${LAYOUT_CHOICES}`,
+    }),
+  ),
   download: Type.Optional(Type.Boolean({ description: 'true: Content-Disposition attachment (a download) instead of inline' })),
 });
 const representationCasing = contractCasing(RepresentationQuery);
@@ -130,7 +139,7 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
     {
       config: { access: 'ecf.representation' },
       preValidation: async (request) => {
-        // Layout names in any casing (Letter, POS), like the parameter names.
+        // Layout names in any casing (Letter, POS), like the parameter names; numbers are checked as numbers.
         const query = representationCasing(request.query as Record<string, unknown>);
         if (typeof query.layout === 'string') query.layout = query.layout.trim().toLowerCase();
         request.query = query as typeof request.query;
@@ -149,7 +158,8 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
       },
     },
     async (request, reply) => {
-      const r = await ecfRepresentation(engine, request.tenantId, request.params.id, { layout: request.query.layout });
+      const layout = request.query.layout === undefined ? undefined : layoutName(request.query.layout);
+      const r = await ecfRepresentation(engine, request.tenantId, request.params.id, { layout });
       return reply
         .type('application/pdf')
         .header('content-disposition', `${request.query.download === true ? 'attachment' : 'inline'}; filename="${r.fileName}"`)
