@@ -102,4 +102,64 @@ describe('PUT /api/v1/emitter-profile', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, code: 'Http.CTP_INVALID_JSON_BODY' });
   });
+
+  it('takes back the exact body GET answers, edited (fetch, edit, save)', async () => {
+    const { app, keys, engine } = await setup();
+    const headers = { 'x-api-key': keys.admin_tenant };
+    const fetched = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    engine.clock.advance(60_000);
+    const saved = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: { ...fetched, address: 'Av. Sarasota 5' } });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json()).toMatchObject({ id: fetched.id, address: 'Av. Sarasota 5', updatedAt: '2026-03-10T10:01:00.000-04:00', createdAt: fetched.createdAt });
+
+    // Again from the new view, its times written in UTC: the same instants, so unchanged.
+    const view = saved.json();
+    const utc = { ...view, createdAt: new Date(view.createdAt).toISOString(), updatedAt: new Date(view.updatedAt).toISOString(), email: null };
+    const again = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: utc });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().email).toBeNull();
+  });
+
+  it('refuses a changed read-only field by name, with any other problem of the body, and changes nothing', async () => {
+    const { app, keys, engine, tenant } = await setup();
+    const headers = { 'x-api-key': keys.admin_tenant };
+    const fetched = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    const put = (payload: unknown) => app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: payload as object });
+
+    for (const [field, value] of [
+      ['id', '0194d2a8-0000-7000-8000-000000000000'],
+      ['tenantId', '0194d2a8-0000-7000-8000-000000000001'],
+      ['defaultEnvironment', 'production'],
+      ['createdAt', '2026-03-10T10:00:01.000-04:00'],
+      ['updatedAt', '2026-03-10T10:00:00.000-04:00'],
+      ['id', 42],
+      ['createdAt', 'not a time'],
+    ] as const) {
+      const res = await put({ ...fetched, address: 'Otra dirección 1', [field]: value });
+      expect(res.statusCode, `${field}=${value}`).toBe(400);
+      expect(res.json().fieldErrors, `${field}=${value}`).toEqual([{ path: field, code: 'EmitterProfile.ReadOnlyField', message: expect.stringContaining('is read-only') }]);
+    }
+    const several = await put({ ...fetched, tenantId: fetched.id, defaultEnvironment: 'cert', colour: 'blue', email: 'x' });
+    expect(several.statusCode).toBe(400);
+    expect(Object.keys(several.json().errors).sort()).toEqual(['colour', 'defaultEnvironment', 'email', 'tenantId']);
+
+    // A copy older than the last save has another updatedAt: fetch again.
+    engine.clock.advance(1000);
+    expect((await put({ ...fetched, address: 'Primera 1' })).statusCode).toBe(200);
+    const stale = await put({ ...fetched, address: 'Segunda 2' });
+    expect(stale.statusCode).toBe(400);
+    expect(Object.keys(stale.json().errors)).toEqual(['updatedAt']);
+
+    const after = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    expect(after).toMatchObject({ address: 'Primera 1', tenantId: tenant.id, defaultEnvironment: 'test' });
+  });
+
+  it('documents the read-only fields in the OpenAPI body', async () => {
+    const { app } = await setup();
+    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const body = doc.paths['/api/v1/emitter-profile'].put.requestBody.content['application/json'].schema;
+    for (const field of ['id', 'tenantId', 'defaultEnvironment', 'createdAt']) expect(body.properties[field].readOnly, field).toBe(true);
+    expect(body.required.sort()).toEqual(['address', 'economicActivity', 'email', 'municipality', 'phones', 'province']);
+    expect(body.additionalProperties).toBe(false);
+  });
 });

@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { Engine } from '../engine.js';
-import { EngineError } from '../errors.js';
+import { EngineError, ValidationError, type FieldError } from '../errors.js';
 import { newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
 import type { TenantsTable } from '../store/schema.js';
-import { check } from '../validation.js';
-import { EmitterProfileBody, EmitterProfilePatch, type EmitterProfileView } from './schemas.js';
+import { check, fieldErrors } from '../validation.js';
+import { EmitterProfileBody, EmitterProfilePatch, PROFILE_READ_ONLY, type EmitterProfileView, type ProfileReadOnlyField } from './schemas.js';
 import { requireTenant } from './tenants.js';
 import { profileView } from './views.js';
 
@@ -41,22 +41,67 @@ export async function getEmitterProfile(engine: Engine, tenantId: string): Promi
   return emitterProfileIn(engine.db, await requireTenant(engine.db, tenantId));
 }
 
-/** PUT semantics: replaces every field of an existing profile; never creates one. */
+/**
+ * PUT semantics: replaces every field of an existing profile; never creates
+ * one. The body may be the view GET answers: its read-only fields are taken
+ * when they equal the stored ones, and refused by name when they do not.
+ */
 export async function replaceEmitterProfile(
   engine: Engine,
   tenantId: string,
   input: unknown,
 ): Promise<EmitterProfileView> {
-  const body = check(EmitterProfileBody, input);
+  const { fields, readOnly } = splitReadOnly(input);
+  const shapeErrors = fieldErrors(EmitterProfileBody, fields);
   return inTransaction(engine.db, async (tx) => {
-    if (!(await load(tx, tenantId))) throw missingProfile();
+    const existing = await load(tx, tenantId);
+    const errors = [...shapeErrors, ...(existing ? readOnlyErrors(readOnly, existing) : [])];
+    if (errors.length > 0) throw new ValidationError(errors);
+    if (!existing) throw missingProfile();
     await tx
       .updateTable('emitter_profiles')
-      .set({ ...columns(body), updated_at: engine.clock.now().toISOString() })
+      .set({ ...columns(fields as EmitterProfileBody), updated_at: engine.clock.now().toISOString() })
       .where('tenant_id', '=', tenantId)
       .execute();
     return (await load(tx, tenantId))!;
   });
+}
+
+/** The body without the view's read-only fields, and those fields as sent. */
+function splitReadOnly(input: unknown): { fields: unknown; readOnly: Map<ProfileReadOnlyField, unknown> } {
+  const readOnly = new Map<ProfileReadOnlyField, unknown>();
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return { fields: input, readOnly };
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if ((PROFILE_READ_ONLY as readonly string[]).includes(key)) readOnly.set(key as ProfileReadOnlyField, value);
+    // defineProperty, not assignment: a "__proto__" key stays a key (refused as unknown), not a prototype.
+    else Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { fields, readOnly };
+}
+
+/** Times are the same when they name the same instant, whatever offset they are written in. */
+function sameValue(field: ProfileReadOnlyField, sent: unknown, stored: unknown): boolean {
+  if (sent === stored) return true;
+  if (typeof sent !== 'string' || typeof stored !== 'string') return false;
+  if (field === 'createdAt' || field === 'updatedAt') {
+    const instant = Date.parse(sent);
+    return !Number.isNaN(instant) && instant === Date.parse(stored);
+  }
+  return (field === 'id' || field === 'tenantId') && sent.toLowerCase() === stored.toLowerCase();
+}
+
+function readOnlyErrors(sent: Map<ProfileReadOnlyField, unknown>, stored: EmitterProfileView): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [field, value] of sent) {
+    if (sameValue(field, value, stored[field])) continue;
+    errors.push({
+      path: field,
+      code: 'EmitterProfile.ReadOnlyField',
+      message: `is read-only: leave it out or send it as GET /emitter-profile gives it (${JSON.stringify(stored[field])}); fetch the profile again if it changed since`,
+    });
+  }
+  return errors;
 }
 
 /** The operator's door: creates the profile (address required) or changes the given fields. */

@@ -114,6 +114,25 @@ export const EmitterProfileView = Type.Object({
 });
 export type EmitterProfileView = Static<typeof EmitterProfileView>;
 
+/** The view's fields a client cannot change: PUT takes them back unchanged, so GET, edit, PUT works. */
+export const PROFILE_READ_ONLY = ['id', 'tenantId', 'defaultEnvironment', 'createdAt', 'updatedAt'] as const;
+export type ProfileReadOnlyField = (typeof PROFILE_READ_ONLY)[number];
+
+const readOnly = { readOnly: true, description: 'Read-only: may be sent back as GET gave it; any other value is refused' };
+
+/** PUT /emitter-profile as documented: the body, or the whole view GET answers. */
+export const EmitterProfilePutBody = Type.Object(
+  {
+    ...EmitterProfileBody.properties,
+    id: Type.Optional(Uuid(readOnly)),
+    tenantId: Type.Optional(Uuid(readOnly)),
+    defaultEnvironment: Type.Optional(Type.String(readOnly)),
+    createdAt: Type.Optional(Type.String(readOnly)),
+    updatedAt: Type.Optional(Nullable(Type.String(readOnly))),
+  },
+  { additionalProperties: false },
+);
+
 const Count = (what: string) => Type.Integer({ minimum: 0, maximum: 10_000_000, description: what, errorMessage: 'must be a whole number from 0 to 10000000' });
 
 export const PlanLimits = Type.Object({

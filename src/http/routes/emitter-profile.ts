@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
 import { getEmitterProfile, replaceEmitterProfile } from '../../engine/tenants/emitter-profile.js';
-import { EmitterProfileBody, EmitterProfileView } from '../../engine/tenants/schemas.js';
+import { EmitterProfilePutBody, EmitterProfileView } from '../../engine/tenants/schemas.js';
 import { problems } from '../problem.js';
 
 export default async function emitterProfileRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
@@ -25,10 +25,13 @@ export default async function emitterProfileRoutes(base: FastifyInstance, { engi
     '/api/v1/emitter-profile',
     {
       config: { access: 'emitterProfile.update' },
+      // The engine checks the body against the stored profile, so shape and read-only errors come back together in one 400.
+      validatorCompiler: () => (value: unknown) => ({ value }),
       schema: {
         tags: ['Emitter profile'],
-        summary: 'Replace every field of the existing profile; never creates one',
-        body: EmitterProfileBody,
+        summary:
+          'Replace every field of the existing profile; never creates one. The body may be the profile GET answers: its read-only fields (id, tenantId, defaultEnvironment, createdAt, updatedAt) are ignored when unchanged and refused when changed',
+        body: EmitterProfilePutBody,
         response: { 200: EmitterProfileView, ...problems(400, 401, 403) },
       },
     },
