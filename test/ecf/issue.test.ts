@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../src/engine/ecf/issue.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { addRange, listRanges } from '../../src/engine/sequences/ranges.js';
@@ -103,6 +104,19 @@ describe('POST /api/v1/ecf', () => {
     const res = await issue(invoice31(), null);
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('Ecf.IdempotencyKeyRequired');
+    expect((await issue(invoice31(), '   ')).json().code).toBe('Ecf.IdempotencyKeyRequired');
+  });
+
+  it('tells an over-long Idempotency-Key apart from a missing one, and burns no number', async () => {
+    const { issue, rangeOf } = await setup();
+    const long = await issue(invoice31(), 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH + 1));
+    expect(long.statusCode).toBe(400);
+    expect(long.headers['content-type']).toContain('application/problem+json');
+    expect(long.json()).toMatchObject({ status: 400, code: 'Ecf.IdempotencyKeyTooLong' });
+    expect(long.json().detail).toContain(`at most ${MAX_IDEMPOTENCY_KEY_LENGTH}`);
+    expect((await rangeOf(31)).next).toBe(1);
+    // The limit counts the key trimmed, and is inclusive.
+    expect((await issue(invoice31(), ` ${'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH)} `)).statusCode).toBe(201);
   });
 
   it('answers 400 with every validation problem and burns no number', async () => {

@@ -53,7 +53,8 @@ export interface IssueResult {
 
 type Row = Selectable<EcfTable>;
 
-const MAX_KEY_LENGTH = 200;
+/** Longest Idempotency-Key accepted (after trimming); every key the CLI and folder watch build fits. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
 const byKey_ = prepared((db, p: { tenantId: string; key: string }) =>
   db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('idempotency_key', '=', p.key),
@@ -158,8 +159,15 @@ const ISSUE_SETTINGS = [
  */
 export async function issueEcf(engine: Engine, tenantId: string, request: IssueRequest): Promise<IssueResult> {
   const key = request.idempotencyKey?.trim();
-  if (!key || key.length > MAX_KEY_LENGTH) {
-    throw new EngineError('validation', 'Ecf.IdempotencyKeyRequired', `Send an Idempotency-Key header of 1 to ${MAX_KEY_LENGTH} characters; it makes retrying safe.`);
+  if (!key) {
+    throw new EngineError('validation', 'Ecf.IdempotencyKeyRequired', `Send an Idempotency-Key header of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters; it makes retrying safe.`);
+  }
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new EngineError(
+      'validation',
+      'Ecf.IdempotencyKeyTooLong',
+      `The Idempotency-Key has ${key.length} characters; at most ${MAX_IDEMPOTENCY_KEY_LENGTH} are accepted (a UUID or your document number fits).`,
+    );
   }
   const ask: Ask = {
     tenantId,

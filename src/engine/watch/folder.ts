@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, type FieldError } from '../errors.js';
-import { issueEcf } from '../ecf/issue.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, issueEcf } from '../ecf/issue.js';
 import { ecfXml, getEcf } from '../ecf/queries.js';
 import type { EcfView } from '../ecf/views.js';
 import { ecfRepresentation } from '../representation/representation.js';
@@ -24,7 +24,6 @@ import { FINAL_STATES } from '../submission/rules.js';
 export const FOLDERS = ['inbox', 'processing', 'done', 'failed'] as const;
 export const LOCK_FILE = '.ecf-watch.lock';
 const KEY_PREFIX = 'watch:';
-const MAX_KEY_LENGTH = 200;
 
 export interface WatchOptions {
   readonly engine: Engine;
@@ -269,10 +268,10 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
       }
     }
     const key = `${KEY_PREFIX}${name}`;
-    if (key.length > MAX_KEY_LENGTH) {
+    if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       return finishFailed(name, {
         code: 'Watch.NameTooLong',
-        message: `${name} is too long: the file name is the idempotency key, at most ${MAX_KEY_LENGTH - KEY_PREFIX.length} characters.`,
+        message: `${name} is too long: the file name is the idempotency key, at most ${MAX_IDEMPOTENCY_KEY_LENGTH - KEY_PREFIX.length} characters.`,
       });
     }
     let issued: { ecf: EcfView; created: boolean };
