@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
@@ -50,6 +50,8 @@ export async function backupDataDir(engine: Engine, file: string, passphrase: st
       // After the first step, everything else in one step: a single read
       // transaction, so the copy is one consistent snapshot. Copied in small
       // steps, every commit of the running server would restart it.
+      // The snapshot is the whole store in clear: readable by the owner only, like the store itself.
+      closeSync(openSync(snapshotFile, 'wx', 0o600));
       await source.backup(snapshotFile, { progress: () => ALL_PAGES });
     } finally {
       source.close();
