@@ -12,6 +12,7 @@ import { ReceivedEcfView } from '../../engine/reception/views.js';
 import { problems } from '../problem.js';
 import { readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';
+import { isDefect } from '../../engine/xml/schema-gate.js';
 
 const IdParams = Type.Object({ id: Uuid() });
 const TenantParams = Type.Object({ tenantId: Type.String() });
@@ -41,6 +42,7 @@ function plainError(error: FastifyError | Error, request: FastifyRequest, reply:
     if (status < 500) text = error.message;
   }
   if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'receiver error');
+  else if (isDefect(error)) request.log.error({ err: error, reqId: request.id }, 'defect: a document built here failed its schema');
   if (status === 401) void reply.header('www-authenticate', 'Bearer');
   return reply.status(status).type('text/plain; charset=utf-8').send(text);
 }
