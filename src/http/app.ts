@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
@@ -40,6 +40,15 @@ export async function buildApp(options: AppOptions) {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true } },
+    // A URL the router cannot read (a bad %-escape) gets the same answers as any other bad request.
+    frameworkErrors: (error, request, raw) => {
+      const reply = raw as FastifyReply;
+      const url = request.raw.url ?? '/';
+      reply.header('x-request-id', request.id);
+      if (RECEIVER_PATH.test(url)) return reply.status(400).type('text/plain; charset=utf-8').send(`${error.message}\n`);
+      const problem = problemFor(error, url, request.id);
+      return reply.status(problem.status).type('application/problem+json').send(problem.body);
+    },
     // The B2B receiver's paths are case-insensitive (NOTES §10.1): routed in lower case.
     rewriteUrl: (req) => {
       const url = req.url ?? '/';

@@ -102,3 +102,20 @@ describe('JSON request bodies', () => {
     expect(empty.json()).toMatchObject({ status: 400, code: 'Http.CTP_EMPTY_JSON_BODY' });
   });
 });
+
+describe('A URL the router cannot read', () => {
+  it('gets a 400 problem under /api/v1 and plain text under a receiver path', async () => {
+    const engine = await testEngine();
+    const app = await buildApp({ engine });
+    for (const method of ['GET', 'POST', 'OPTIONS'] as const) {
+      const res = await app.inject({ method, url: '/api/v1/ecf/%' });
+      expect(res.statusCode, method).toBe(400);
+      expect(res.headers['content-type'], method).toContain('application/problem+json');
+      expect(res.json(), method).toMatchObject({ status: 400, code: 'Http.BAD_URL', instance: '/api/v1/ecf/%' });
+      expect(res.json().requestId).toBe(res.headers['x-request-id']);
+    }
+    const receiver = await app.inject({ method: 'POST', url: '/0194d2a8-0000-7000-8000-000000000000/fe/recepcion/api/%zz' });
+    expect(receiver.statusCode).toBe(400);
+    expect(receiver.headers['content-type']).toContain('text/plain');
+  });
+});
