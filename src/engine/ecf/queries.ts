@@ -70,7 +70,12 @@ export const ListQuery = Type.Object(
     Order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { errorMessage: 'must be desc or asc' })),
     Page: Type.Optional(PageNumber()),
     PageSize: Type.Optional(PageSize()),
-    Skip: Type.Optional(Integer({ description: 'Rows to skip; when given it replaces the offset implied by Page' })),
+    Skip: Type.Optional(
+      Integer({
+        description:
+          'Rows to skip. When given, Page is not read: the answer reports page ceil(Skip / PageSize) + 1, pages cut at Skip (Skip=40&PageSize=20 is Page=3)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
