@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import type { Access } from '../../../src/http/access.js';
-import { nextRnc } from '../../helpers.js';
 import { invoice31 } from './world.js';
 import type { FuzzWorld } from './world.js';
 import { HOSTILE_STRINGS, PROTOTYPE_NAMES, bodyCases, short, type BodyCase } from './mutations.js';
@@ -31,6 +30,7 @@ export interface FuzzRequest {
  */
 export function validBodies(world: FuzzWorld): Record<string, () => unknown> {
   let sequence = 900_000;
+  let rnc = 140_000_000;
   return {
     'POST /api/v1/ecf/validate': () => invoice31(),
     'POST /api/v1/ecf': () => invoice31(),
@@ -44,7 +44,7 @@ export function validBodies(world: FuzzWorld): Record<string, () => unknown> {
     }),
     'POST /api/v1/emission/pause': () => ({ reason: 'Cierre de caja', until: '2026-03-11T08:00:00-04:00' }),
     'POST /api/v1/emission/resume': () => ({ reason: 'Abierto' }),
-    'POST /api/v1/organizations/:id/tenants': () => ({ rnc: nextRnc(), legalName: 'Colmado La Esquina SRL', tradeName: 'La Esquina' }),
+    'POST /api/v1/organizations/:id/tenants': () => ({ rnc: String(++rnc), legalName: 'Colmado La Esquina SRL', tradeName: 'La Esquina' }),
     'POST /api/v1/sequences/allocate': () => ({ environment: 'test', type: 32 }),
     'POST /api/v1/sequences/annulments': () => {
       const n = ++sequence;
