@@ -42,6 +42,8 @@ export function price(d: Dec): string {
 }
 const opt = (d: Dec | null | undefined) => (d === null || d === undefined ? undefined : money(d));
 const quantity = money;
+/** For the XSD's "greater than zero" amounts: a zero is left out. */
+const positive = (d: Dec | undefined) => (d === undefined || d.lte(0) ? undefined : money(d));
 
 /** Types whose schema carries IndicadorMontoGravado. */
 const HAS_AMOUNT_INDICATOR: ReadonlySet<EcfType> = new Set([31, 32, 33, 34, 41, 45]);
@@ -172,7 +174,8 @@ export function totales(t: Totals): XmlData {
     TotalITBIS1: opt(t.totalItbis1),
     TotalITBIS2: opt(t.totalItbis2),
     TotalITBIS3: opt(t.totalItbis3),
-    MontoImpuestoAdicional: opt(t.montoImpuestoAdicional),
+    // The XSD wants it above zero: additional taxes that round to nothing leave it out.
+    MontoImpuestoAdicional: positive(t.montoImpuestoAdicional),
     ImpuestosAdicionales: t.impuestosAdicionales.length
       ? {
           ImpuestoAdicional: t.impuestosAdicionales.map((i) => ({
@@ -215,7 +218,7 @@ function otraMoneda(doc: NormalizedDocument, t: Totals): XmlData | undefined {
     TotalITBIS1OtraMoneda: opt(f.totalItbis1),
     TotalITBIS2OtraMoneda: opt(f.totalItbis2),
     TotalITBIS3OtraMoneda: opt(f.totalItbis3),
-    MontoImpuestoAdicionalOtraMoneda: opt(f.montoImpuestoAdicional),
+    MontoImpuestoAdicionalOtraMoneda: positive(f.montoImpuestoAdicional),
     MontoTotalOtraMoneda: opt(f.montoTotal),
   };
 }

@@ -28,6 +28,7 @@ import {
   type TotalsInput,
 } from './totals.js';
 import { checkNorm1007, checkNorm1007Payable } from './norm1007.js';
+import { PAGE_ELEMENTS, PAGE_POSITIVE, SUBTOTAL_ELEMENTS, hasElement } from './passthrough.js';
 
 /**
  * The issue validator: the payload's shape (payload.ts) plus the per-type
@@ -227,10 +228,12 @@ function checkDecimal(n: Notices, path: string, value: unknown, rule: DecimalRul
   return d;
 }
 
-const AMOUNT: DecimalRule = { scale: 2, min: 'non-negative' };
+/** The XSD's amounts: 16 integer digits, 2 decimals (Decimal18D1or2). */
+const AMOUNT: DecimalRule = { scale: 2, min: 'non-negative', integerDigits: 16 };
 const MAX_DISCOUNT_PERCENTAGE = new Dec(100);
 const MAX_SURCHARGE_PERCENTAGE = new Dec('999.99');
-const SIGNED_AMOUNT: DecimalRule = { scale: 2 };
+const SIGNED_AMOUNT: DecimalRule = { scale: 2, integerDigits: 16 };
+const LIMIT = new Dec('1e16');
 
 // ---------------------------------------------------------------------------
 
@@ -283,6 +286,7 @@ export function validateIssue(payload: unknown, context: ValidationContext): Val
       }
     });
     checkNorm1007Payable(report, adjustments, computed);
+    checkComputedTotals(n, p, computed, adjustments);
   }
 
   checkBuyer(n, p, type, computed);
@@ -556,8 +560,8 @@ function checkLine(
   // Amounts.
   if (!given(l.quantity)) n.error(`${path}.quantity`, ECF_CODES.FieldRequired, `${path}.quantity is required`);
   if (!given(l.unitPrice)) n.error(`${path}.unitPrice`, ECF_CODES.FieldRequired, `${path}.unitPrice is required`);
-  const quantity = checkDecimal(n, `${path}.quantity`, l.quantity, { scale: 2, min: 'positive' });
-  const unitPrice = checkDecimal(n, `${path}.unitPrice`, l.unitPrice, { scale: 4, min: 'non-negative' });
+  const quantity = checkDecimal(n, `${path}.quantity`, l.quantity, { scale: 2, min: 'positive', integerDigits: 16 });
+  const unitPrice = checkDecimal(n, `${path}.unitPrice`, l.unitPrice, { scale: 4, min: 'non-negative', integerDigits: 16 });
   const discount = l.discount == null ? ZERO : checkDecimal(n, `${path}.discount`, l.discount, AMOUNT);
   const surcharge = l.surcharge == null ? ZERO : checkDecimal(n, `${path}.surcharge`, l.surcharge, AMOUNT);
   const declaredAmount = l.declaredAmount == null ? null : checkDecimal(n, `${path}.declaredAmount`, l.declaredAmount, AMOUNT);
@@ -933,6 +937,8 @@ function checkPassthrough(n: Notices, p: Obj, type: EcfType | null): void {
   if (pages && type !== null && pages.length > SCHEMA.maxLines[type]) {
     n.error('pagination', ECF_CODES.TooManyItems, `pagination may hold at most ${SCHEMA.maxLines[type]} pages for type ${type}`);
   }
+  checkInformative(n, 'subtotals', ['Subtotales', 'Subtotal'], SUBTOTAL_ELEMENTS, subtotals, type, { min: 0, max: 99 }, new Set());
+  checkInformative(n, 'pagination', ['Paginacion', 'Pagina'], PAGE_ELEMENTS, pages, type, { min: 1, max: 1000 }, PAGE_POSITIVE);
   if (type === null) return;
   if (given(p.shipping) && !SCHEMA.shipping[type]) {
     n.error('shipping', ECF_CODES.FieldNotAllowed, `shipping is not allowed for type ${type}`);
@@ -949,6 +955,81 @@ function checkPassthrough(n: Notices, p: Obj, type: EcfType | null): void {
         n.error(`transport.${key}`, ECF_CODES.FieldNotAllowed, `transport.${key} is not allowed for type ${type}`);
       }
     }
+  }
+}
+
+/** Subtotals and pages: each field needs an element in the type's XSD, amounts its format, integers its range. */
+function checkInformative(
+  n: Notices,
+  name: string,
+  at: readonly string[],
+  elements: Readonly<Record<string, readonly string[]>>,
+  list: unknown[] | undefined,
+  type: EcfType | null,
+  range: { min: number; max: number },
+  positive: ReadonlySet<string>,
+): void {
+  (list ?? []).forEach((raw, i) => {
+    const entry = obj(raw);
+    if (!entry) return;
+    for (const [key, element] of Object.entries(elements)) {
+      const v = entry[key];
+      if (v == null) continue;
+      const path = `${name}[${i}].${key}`;
+      if (type !== null && !hasElement(type, [...at, ...element])) {
+        n.error(path, ECF_CODES.FieldNotAllowed, `${path} is not allowed for type ${type}: its schema has no ${element.at(-1)}`);
+        continue;
+      }
+      if (key === 'description') continue;
+      const whole = integer(v);
+      if (['number', 'order', 'lines', 'lineFrom', 'lineTo'].includes(key)) {
+        if (whole !== undefined && (whole < range.min || whole > range.max)) {
+          n.error(path, ECF_CODES.OutOfRange, `${path} must be from ${range.min} to ${range.max}`);
+        }
+      } else checkDecimal(n, path, v, positive.has(key) ? { ...AMOUNT, min: 'positive' } : AMOUNT);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The computed totals must fit the authority's fields.
+
+const GROUP_TOTAL: Record<1 | 2 | 3 | 4, keyof ComputedDocument['totals']> = { 1: 'montoGravadoI1', 2: 'montoGravadoI2', 3: 'montoGravadoI3', 4: 'montoExento' };
+
+function checkComputedTotals(n: Notices, p: Obj, computed: ComputedDocument, adjustments: readonly AdjustmentInput[]): void {
+  // A group cannot go below zero: its discounts exceed its lines.
+  for (const g of [1, 2, 3, 4] as const) {
+    const value = computed.totals[GROUP_TOTAL[g]] as Dec | undefined;
+    if (!value?.isNegative()) continue;
+    const i = adjustments.findIndex((a) => a.indicator === g && a.kind === 'discount' && !a.norm1007);
+    if (i < 0) continue; // a line's own discount, reported on the line
+    const field = adjustments[i]!.percentage ? 'percentage' : 'amount';
+    n.error(
+      `globalAdjustments[${i}].${field}`,
+      ECF_CODES.OutOfRange,
+      `the global discounts of the ${RATE_LABEL[g]} group exceed its lines: ${GROUP_TOTAL[g]} would be ${value.toFixed(2)}`,
+    );
+  }
+  // At most 16 integer digits in every amount the XML carries.
+  computed.lines.forEach((l, i) => {
+    if (l.amount.abs().gte(LIMIT)) n.error(`lines[${i}].quantity`, ECF_CODES.OutOfRange, `lines[${i}] amount (MontoItem) ${l.amount.toFixed(2)} has more than 16 integer digits`);
+  });
+  const fc = obj(p.foreignCurrency);
+  const rate = fc ? decimal(fc.exchangeRate) : undefined;
+  for (const [key, value] of Object.entries(computed.totals)) {
+    if (!Dec.isDecimal(value)) continue;
+    const v = value as Dec;
+    if (v.abs().gte(LIMIT)) n.error('lines', ECF_CODES.OutOfRange, `the document's ${key} would be ${v.toFixed(2)}: amounts have at most 16 integer digits`);
+    else if (rate?.gt(0) && v.div(rate).abs().gte(LIMIT)) {
+      n.error('foreignCurrency.exchangeRate', ECF_CODES.OutOfRange, `${key} converted at ${rate.toString()} has more than 16 integer digits`);
+    }
+  }
+  for (const a of adjustments) if (rate?.gt(0) && a.amount.div(rate).gte(LIMIT)) {
+    n.error('foreignCurrency.exchangeRate', ECF_CODES.OutOfRange, `a global adjustment converted at ${rate.toString()} has more than 16 integer digits`);
+  }
+  // The header's ImpuestosAdicionales holds at most 20 codes.
+  if (computed.totals.impuestosAdicionales.length > 20) {
+    n.error('lines', ECF_CODES.TooManyItems, `the lines use ${computed.totals.impuestosAdicionales.length} additional-tax codes; a document may carry at most 20`);
   }
 }
 

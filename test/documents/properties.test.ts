@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { anyPayload, payloadOfType, type Generated } from './arbitraries.js';
+import { checkDocument, type Verdict } from './property-checks.js';
+import { identity } from './issue-helper.js';
+import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
+import { ECF_TYPES } from '../../src/engine/documents/payload.js';
+
+/**
+ * Property-based document tests (issue 22): every generated payload is
+ * refused with errors naming fields, or issued as an e-CF the official XSD
+ * accepts, whose signature verifies and whose totals square. In `npm test` a
+ * fixed seed and a bounded number of cases; `npm run fuzz:documents` runs the
+ * same property with FUZZ_RUNS cases (default 100,000) and FUZZ_SEED (default
+ * random), and prints the seed to replay a failure.
+ */
+
+const FUZZ = process.env.ECF_FUZZ === '1';
+const SEED = FUZZ ? Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)) : 22_2026;
+const RUNS = FUZZ ? Number(process.env.FUZZ_RUNS ?? 100_000) : 2_000;
+if (FUZZ) console.log(`fuzz:documents seed=${SEED} runs=${RUNS} (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npm run fuzz:documents)`);
+
+const tally = { refused: 0, issued: 0, byType: new Map<number, number>() };
+function run(g: Generated): Verdict {
+  const verdict = checkDocument(g);
+  tally[verdict.kind]++;
+  if (verdict.kind === 'issued') tally.byType.set(g.type, (tally.byType.get(g.type) ?? 0) + 1);
+  return verdict;
+}
+
+describe('documents: every accepted payload becomes a valid, signed, squared e-CF', () => {
+  it(`${RUNS} payloads of all ten types (seed ${SEED})`, () => {
+    fc.assert(fc.property(anyPayload(), (g) => void run(g)), { seed: SEED, numRuns: RUNS, endOnFailure: FUZZ });
+    // The property means something only if most payloads reach the XML, of every type.
+    expect(tally.issued).toBeGreaterThan(RUNS / 2);
+    for (const t of ECF_TYPES) expect(tally.byType.get(t) ?? 0, `issued of type ${t}`).toBeGreaterThan(RUNS / 40);
+  }, FUZZ ? 0 : 120_000);
+
+  it('documents of 900 to 1,000 lines, two of each type', () => {
+    let issued = 0;
+    for (const [i, type] of ECF_TYPES.entries()) {
+      fc.assert(
+        fc.property(payloadOfType(type, { lineCount: fc.integer({ min: 900, max: 1000 }), hugeAmounts: false }), (g) => void (run(g).kind === 'issued' && issued++)),
+        { seed: SEED + i, numRuns: FUZZ ? 20 : 2 },
+      );
+    }
+    expect(issued).toBeGreaterThan(0);
+  }, FUZZ ? 0 : 120_000);
+
+  it('xmlsec1 (an independent verifier) accepts a sample of the signed documents', () => {
+    let sampled = 0;
+    fc.assert(
+      fc.property(anyPayload(), (g) => {
+        const v = checkDocument(g);
+        if (v.kind !== 'issued') return;
+        sampled++;
+        const r = verifyWithXmlsec1(v.signed.xml, identity.certPem);
+        expect(r.ok, r.output).toBe(true);
+      }),
+      { seed: SEED + 100, numRuns: 20 },
+    );
+    expect(sampled).toBeGreaterThan(5);
+  }, 120_000);
+});
