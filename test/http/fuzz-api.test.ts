@@ -8,6 +8,7 @@ import { Findings, leaks, runRequests, type Answer } from './fuzz/check.js';
 import { HOSTILE_STRINGS, short, type BodyCase } from './fuzz/mutations.js';
 import { multipartCases, multipartBytes, MULTIPART, type Part } from './fuzz/multipart.js';
 import { isReceiver, jsonBodies, openApiRoutes, requests, routeName, type FuzzRequest, type OpenApiRoute, type Route } from './fuzz/routes.js';
+import { changedTables, snapshotStore } from './fuzz/snapshot.js';
 import { WORLD_RNC, buildWorld, type FuzzWorld } from './fuzz/world.js';
 import { hostileDocuments, xmlMutations } from './fuzz/xml.js';
 
@@ -121,6 +122,14 @@ describe('API fuzz: every route, mutated and hostile requests', () => {
     const live = world.app.routeAccess.map((r) => routeName(r)).sort();
     expect(ROUTES.map(routeName).sort()).toEqual(live);
     expect(ROUTES.some((r) => r.access === 'receiver')).toBe(true);
+  });
+
+  it('sees a stored change in its snapshot (the check of rejected requests can fail)', async () => {
+    const before = await snapshotStore(world.engine);
+    const res = await world.app.inject({ method: 'POST', url: '/api/v1/sequences/allocate', headers: { 'x-api-key': world.keys.admin }, payload: { environment: 'test', type: 47 } });
+    expect(res.statusCode).toBe(200);
+    const after = await snapshotStore(world.engine);
+    expect(changedTables(before, after)).toEqual(['sequence_ranges']);
   });
 
   for (const route of ROUTES) {
