@@ -55,14 +55,27 @@ function ruleCode(type: ValueErrorType): string {
   return ValueErrorType[type] ?? 'Invalid';
 }
 
-/** Every problem with `value`, one per path and rule; the first message of a path wins on ties. */
+/**
+ * Errors listed for one value at most; past it one more says the rest are not
+ * listed. A 16 MiB body of a million wrong array items would otherwise take
+ * minutes to walk and answer a gigabyte of errors.
+ */
+export const MAX_FIELD_ERRORS = 1000;
+
+/** Every problem with `value` (up to MAX_FIELD_ERRORS), one per path and rule; the first message of a path wins on ties. */
 export function fieldErrors(schema: TSchema, value: unknown, prefix = ''): FieldError[] {
   const checker = compile(schema);
   // The compiled check is fast; walking for errors is not, so walk only when there are some.
   if (checker.Check(value)) return [];
   const out: FieldError[] = [];
+  // Path and message of every error kept: a body may bring a hundred thousand errors, so no scan of `out` per error.
+  const seen = new Set<string>();
   const required = new Set<string>();
   for (const e of checker.Errors(value)) {
+    if (out.length >= MAX_FIELD_ERRORS) {
+      out.push({ path: prefix || '(body)', code: 'TooManyErrors', message: `has more problems than the ${MAX_FIELD_ERRORS} listed; correct these and send it again` });
+      break;
+    }
     const path = toFieldPath(e.path, prefix);
     const variant = e.type === ValueErrorType.Union ? soleCandidate(e.schema, e.value) : undefined;
     if (variant) {
@@ -72,7 +85,9 @@ export function fieldErrors(schema: TSchema, value: unknown, prefix = ''): Field
     }
     if (e.type === ValueErrorType.ObjectRequiredProperty) required.add(path);
     else if (required.has(path)) continue; // "missing" already says it; "expected string" adds nothing
-    if (out.some((o) => o.path === path && o.message === e.message)) continue;
+    const seenKey = `${path}\u0000${e.message}`;
+    if (seen.has(seenKey)) continue;
+    seen.add(seenKey);
     out.push({ path: path || '(body)', code: ruleCode(e.type), message: e.message });
   }
   return out;
