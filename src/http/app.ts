@@ -20,6 +20,7 @@ import submissionRoutes from './routes/submission.js';
 import webhookRoutes from './routes/webhooks.js';
 import receptionRoutes, { RECEIVER_PATH } from './routes/reception.js';
 import openapiRoutes from './routes/openapi.js';
+import { isDefect } from '../engine/xml/schema-gate.js';
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -77,6 +78,7 @@ export async function buildApp(options: AppOptions) {
       problem = problemFor(new Error('problem mapping failed'), request.url, request.id);
     }
     if (problem.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+    else if (isDefect(error)) request.log.error({ err: error, reqId: request.id }, 'defect: a document built here failed its schema');
     return reply.status(problem.status).type('application/problem+json').send(problem.body);
   });
   app.setNotFoundHandler((request, reply) => {

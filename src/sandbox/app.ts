@@ -973,7 +973,7 @@ async function readUpload(request: FastifyRequest): Promise<{ fileName: string; 
 }
 
 function lowerKeys(query: unknown): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
+  const out: Record<string, string | undefined> = Object.create(null);
   if (query && typeof query === 'object') {
     for (const [k, v] of Object.entries(query as Record<string, unknown>)) {
       const value = Array.isArray(v) ? v[0] : v;

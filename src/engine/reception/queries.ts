@@ -72,7 +72,8 @@ export type PagedReceivedEcf = Static<typeof PagedReceivedEcf>;
 const NAMES = Object.keys(ReceivedListQuery.properties);
 /** The parameters in any casing (`status`, `Status`, `STATUS`), as GET /ecf takes them. */
 function canonicalNames(query: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // Keyed by the caller's parameter names: no inherited keys, so `__proto__` is a name like any other (and refused).
+  const out: Record<string, unknown> = Object.create(null);
   if (query && typeof query === 'object') {
     for (const [k, v] of Object.entries(query as Record<string, unknown>)) {
       out[NAMES.find((n) => n.toLowerCase() === k.toLowerCase()) ?? k] = v;

@@ -142,7 +142,7 @@ const decode = (s: string): string =>
   s.indexOf('&') < 0
     ? s
     : s.replace(/&(#x[0-9a-fA-F]+|#\d+|[A-Za-z]+);/g, (m, e: string) =>
-        e.startsWith('#') ? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) : (ENTITIES[e] ?? m),
+        e.startsWith('#') ? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) : (Object.hasOwn(ENTITIES, e) ? ENTITIES[e]! : m),
       );
 /** An element tag (start, end or empty), the XML declaration, or a comment. */
 const MARKUP = /<(\/?)([A-Za-z_][\w.:-]*)(?:\s[^>]*?)?(\/?)>|<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g;

@@ -193,7 +193,7 @@ export function signSeed(seedXml: string, key: SigningKey): string {
       operation: 'semilla',
     });
   }
-  const rootAttributes: Record<string, string> = {};
+  const rootAttributes: Record<string, string> = Object.create(null);
   const rootNamespaces: [string, string][] = [];
   for (const m of (root[1] ?? '').matchAll(/([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
     const name = m[1]!;
