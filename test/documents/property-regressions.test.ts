@@ -76,3 +76,59 @@ describe('property counterexamples, kept as regression cases', () => {
     expect(text(signed.xml, 'MontoImpuestoAdicionalOtraMoneda')).toBeUndefined();
   });
 });
+
+describe('property counterexamples: text and codes the XSD restricts', () => {
+  it('control characters (and U+FFFE) are refused in any text; tab, line feed and carriage return are carried', () => {
+    expect(paths(invoice({ lines: [{ name: 'Bell \u0007', quantity: 1, unitPrice: '1' }], internalNumber: 'A\uFFFE' }))).toEqual([
+      'internalNumber StringPattern',
+      'lines[0].name StringPattern',
+    ]);
+    const { signed, schema } = issueValid(invoice({ lines: [{ name: 'Línea\tuno\r\ndos', quantity: 1, unitPrice: '1' }] }));
+    expect(schema.errors).toEqual([]);
+    expect(signed.xml).toContain('<NombreItem>Línea\tuno&#xD;\ndos</NombreItem>');
+  });
+
+  it('buyer e-mail, municipality and province follow the XSD (pattern, Tabla III)', () => {
+    expect(paths(invoice({ buyer: { ...buyer, email: 'ú°', municipality: 'B¿Í', province: '999999', contact: 'C'.repeat(81), address: 'A'.repeat(101) } }))).toEqual([
+      'buyer.email StringPattern',
+      'buyer.contact StringMaxLength',
+      'buyer.address StringMaxLength',
+      'buyer.municipality StringPattern',
+      'buyer.province Ecf.InvalidValue',
+    ]);
+  });
+
+  it('shipping and transport: digits-only numbers, letter-only countries, the via code, each length, positive volume', () => {
+    const r = paths({
+      type: 46, incomeType: '01', payment: { condition: '1' }, buyer, lines: [{ name: 'C', quantity: 1, unitPrice: '1', itbisRate: 0 }],
+      shipping: { referenceNumber: 'R-1', shipmentNumber: 'S'.repeat(26), volume: '0', export: { deliveryTerms: 'F0B', customsRegime: 'Régimen 1', totalFob: '0' } },
+      transport: { transportDocument: '12a', via: '04', originCountry: '8', destinationCountry: 'EU', carrierName: 'Naviera, S.A.', plate: 'A123456X' },
+    });
+    expect(r).toEqual(
+      expect.arrayContaining([
+        'shipping.shipmentNumber StringMaxLength',
+        'shipping.referenceNumber StringPattern',
+        'shipping.volume Ecf.OutOfRange',
+        'shipping.export.deliveryTerms StringPattern',
+        'shipping.export.customsRegime StringPattern',
+        'shipping.export.totalFob Ecf.OutOfRange',
+        'transport.transportDocument StringPattern',
+        'transport.via StringPattern',
+        'transport.originCountry StringPattern',
+        'transport.plate StringMaxLength',
+        'transport.destinationCountry Ecf.InvalidFormat',
+      ]),
+    );
+    // Type 47's PaisDestino takes letters without a minimum.
+    expect(paths({ type: 47, payment: { condition: '1' }, transport: { destinationCountry: 'EU' }, lines: [{ name: 'S', kind: 'service', quantity: 1, unitPrice: '1', retention: { isrWithheld: '0' } }] })).toEqual([]);
+  });
+
+  it('mining affiliationType and settlement are 1 or 2', () => {
+    expect(
+      paths({
+        type: 32, incomeType: '01', payment: { condition: '1' },
+        lines: [{ name: 'Oro', quantity: 1, unitPrice: '1', details: { mining: { affiliationType: 3, settlement: 0 } } }],
+      }),
+    ).toEqual(['lines[0].details.mining.affiliationType Ecf.InvalidValue', 'lines[0].details.mining.settlement Ecf.InvalidValue']);
+  });
+});

@@ -12,8 +12,29 @@ import { DateString, Decimal, Integer, Nullable } from '../schema-types.js';
 export const ECF_TYPES = [31, 32, 33, 34, 41, 43, 44, 45, 46, 47] as const;
 export type EcfType = (typeof ECF_TYPES)[number];
 
-const Str = (options: { maxLength?: number; description?: string } = {}) =>
-  Type.String({ minLength: 1, errorMessage: `must be a non-empty text${options.maxLength ? ` of at most ${options.maxLength} characters` : ''}`, ...options });
+/**
+ * Text the XML can carry: XML 1.0 has no control characters (tab, line feed
+ * and carriage return aside), no U+FFFE/U+FFFF and no unpaired surrogates.
+ */
+export const XML_TEXT = '^(?:[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
+const Str = (options: { maxLength?: number; description?: string; pattern?: string; errorMessage?: string } = {}) =>
+  Type.String({
+    minLength: 1,
+    pattern: XML_TEXT,
+    errorMessage: `must be a non-empty text${options.maxLength ? ` of at most ${options.maxLength} characters` : ''}, without control characters`,
+    ...options,
+  });
+/** The XSD's letter-only types (Alfa3/35/60: country names, delivery terms, customs regime); type 46 also wants 3 at least (validate.ts). */
+const LETTER = 'a-zA-ZñÑáéíóúÁÉÍÓÚ';
+const Letters = (maxLength: number, description?: string) =>
+  Str({
+    maxLength,
+    pattern: `^[${LETTER}](?:[${LETTER}, ]*[${LETTER}])?$`,
+    errorMessage: `must be letters (spaces and commas inside), at most ${maxLength}, no digits`,
+    ...(description && { description }),
+  });
+const Digits20 = (description?: string) =>
+  Type.String({ pattern: '^[0-9]{1,20}$', errorMessage: 'must be 1 to 20 digits', ...(description && { description }) });
 const Opt = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 const Obj = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description && { description }) });
@@ -110,9 +131,9 @@ const ForeignTotals = Obj({
 
 export const Shipping = Obj({
   shipmentDate: Opt(DateString()),
-  shipmentNumber: Opt(Str()),
-  containerNumber: Opt(Str()),
-  referenceNumber: Opt(Str()),
+  shipmentNumber: Opt(Str({ maxLength: 25 })),
+  containerNumber: Opt(Str({ maxLength: 100 })),
+  referenceNumber: Opt(Digits20('NumeroReferencia: digits only')),
   grossWeight: Opt(Decimal()),
   netWeight: Opt(Decimal()),
   grossWeightUnit: Opt(Str()),
@@ -123,11 +144,11 @@ export const Shipping = Obj({
   volumeUnit: Opt(Str()),
   export: Opt(
     Obj({
-      loadingPortName: Opt(Str()),
-      deliveryTerms: Opt(Str()),
-      customsRegime: Opt(Str()),
-      departurePortName: Opt(Str()),
-      unloadingPortName: Opt(Str()),
+      loadingPortName: Opt(Str({ maxLength: 40 })),
+      deliveryTerms: Opt(Letters(3, 'CondicionesEntrega, e.g. FOB, CIF')),
+      customsRegime: Opt(Letters(35)),
+      departurePortName: Opt(Str({ maxLength: 40 })),
+      unloadingPortName: Opt(Str({ maxLength: 40 })),
       totalFob: Opt(Decimal()),
       insurance: Opt(Decimal()),
       freight: Opt(Decimal()),
@@ -137,15 +158,23 @@ export const Shipping = Obj({
   ),
 });
 
-export const Transport = Obj(
-  many(
-    [
-      'driver', 'transportDocument', 'vehicleId', 'plate', 'route', 'zone', 'deliveryNote', 'via',
-      'originCountry', 'destinationAddress', 'destinationCountry', 'carrierRnc', 'carrierName', 'voyageNumber',
-    ] as const,
-    () => Str(),
-  ),
-);
+/** Transporte, with each element's limit in the authority's schema. */
+export const Transport = Obj({
+  driver: Opt(Str({ maxLength: 20 })),
+  transportDocument: Opt(Digits20('DocumentoTransporte: digits only')),
+  vehicleId: Opt(Str({ maxLength: 10 })),
+  plate: Opt(Str({ maxLength: 7 })),
+  route: Opt(Str({ maxLength: 20 })),
+  zone: Opt(Str({ maxLength: 20 })),
+  deliveryNote: Opt(Str({ maxLength: 20 })),
+  via: Opt(Type.String({ pattern: '^0[123]$', errorMessage: 'must be 01 (land), 02 (sea) or 03 (air)' })),
+  originCountry: Opt(Letters(60)),
+  destinationAddress: Opt(Str({ maxLength: 100 })),
+  destinationCountry: Opt(Letters(60)),
+  carrierRnc: Opt(Str({ maxLength: 20 })),
+  carrierName: Opt(Str({ maxLength: 150 })),
+  voyageNumber: Opt(Str({ maxLength: 20 })),
+});
 
 
 
@@ -166,9 +195,27 @@ export const Page = Obj({
   ),
 });
 
-export const Buyer = Obj(
-  many(['name', 'rnc', 'foreignId', 'email', 'contact', 'address', 'municipality', 'province', 'additionalInfo'] as const, () => Str()),
-);
+const PlaceCode = (what: string) =>
+  Type.String({ pattern: '^\\d{6}$', errorMessage: `must be the six-digit ${what} code of the authority's list, e.g. 010100` });
+
+/** Comprador, with each element's limit in the authority's schema. */
+export const Buyer = Obj({
+  name: Opt(Str({ maxLength: 150 })),
+  rnc: Opt(Str()),
+  foreignId: Opt(Str({ maxLength: 20 })),
+  email: Opt(
+    Type.String({
+      maxLength: 80,
+      pattern: '^\\w+(?:[-+.]\\w+)*@\\w+(?:[-.]\\w+)*\\.\\w+(?:[-.]\\w+)*$',
+      errorMessage: 'must be an e-mail address of at most 80 characters',
+    }),
+  ),
+  contact: Opt(Str({ maxLength: 80 })),
+  address: Opt(Str({ maxLength: 100 })),
+  municipality: Opt(PlaceCode('municipality')),
+  province: Opt(PlaceCode('province')),
+  additionalInfo: Opt(Str({ maxLength: 150 })),
+});
 
 export const Payment = Obj({
   condition: Opt(Type.String({ pattern: '^[123]$', errorMessage: 'must be 1 (cash), 2 (credit) or 3 (free)' })),

@@ -29,6 +29,7 @@ import {
 } from './totals.js';
 import { checkNorm1007, checkNorm1007Payable } from './norm1007.js';
 import { PAGE_ELEMENTS, PAGE_POSITIVE, SUBTOTAL_ELEMENTS, hasElement } from './passthrough.js';
+import { PLACES } from '../representation/code-tables.generated.js';
 
 /**
  * The issue validator: the payload's shape (payload.ts) plus the per-type
@@ -233,6 +234,7 @@ const AMOUNT: DecimalRule = { scale: 2, min: 'non-negative', integerDigits: 16 }
 const MAX_DISCOUNT_PERCENTAGE = new Dec(100);
 const MAX_SURCHARGE_PERCENTAGE = new Dec('999.99');
 const SIGNED_AMOUNT: DecimalRule = { scale: 2, integerDigits: 16 };
+const POSITIVE_AMOUNT: DecimalRule = { ...AMOUNT, min: 'positive' };
 const LIMIT = new Dec('1e16');
 
 // ---------------------------------------------------------------------------
@@ -433,6 +435,12 @@ function checkBuyer(n: Notices, p: Obj, type: EcfType | null, computed: Computed
   const rnc = buyer ? str(buyer.rnc) : undefined;
   if (rnc && !/^(\d{9}|\d{11})$/.test(rnc)) {
     n.error('buyer.rnc', ECF_CODES.InvalidFormat, 'buyer.rnc must be an RNC of 9 digits or a cédula of 11 digits');
+  }
+  for (const key of ['municipality', 'province'] as const) {
+    const code = buyer ? str(buyer[key]) : undefined;
+    if (code && /^\d{6}$/.test(code) && !Object.hasOwn(PLACES, code)) {
+      n.error(`buyer.${key}`, ECF_CODES.InvalidValue, `buyer.${key} ${code} is not in the authority's list of provinces and municipalities (Tabla III)`);
+    }
   }
   if (type === null) return;
 
@@ -759,10 +767,12 @@ function checkDetails(n: Notices, raw: unknown, path: string, type: EcfType | nu
   }
   const m = d.mining == null ? null : obj(d.mining);
   if (d.mining != null && !m) readable = false;
-  const optInt = (v: unknown): number | null => {
+  const optInt = (v: unknown, at: string): number | null => {
     if (v == null) return null;
     const i = integer(v);
     if (i === undefined) readable = false;
+    // TipoAfiliacion and Liquidacion: 1 or 2 in the XSD.
+    else if (i !== 1 && i !== 2) n.error(at, ECF_CODES.InvalidValue, `${at} must be 1 or 2`);
     return i ?? null;
   };
   const out: NormalizedDetails = {
@@ -777,8 +787,8 @@ function checkDetails(n: Notices, raw: unknown, path: string, type: EcfType | nu
       ? {
           netWeightKilogram: optDec('netWeightKilogram', AMOUNT, m.netWeightKilogram, `${path}.mining.netWeightKilogram`),
           netWeightMining: optDec('netWeightMining', AMOUNT, m.netWeightMining, `${path}.mining.netWeightMining`),
-          affiliationType: optInt(m.affiliationType),
-          settlement: optInt(m.settlement),
+          affiliationType: optInt(m.affiliationType, `${path}.mining.affiliationType`),
+          settlement: optInt(m.settlement, `${path}.mining.settlement`),
         }
       : null,
   };
@@ -923,13 +933,18 @@ function checkForeignCurrency(n: Notices, p: Obj, type: EcfType | null): void {
 function checkPassthrough(n: Notices, p: Obj, type: EcfType | null): void {
   const shipping = obj(p.shipping);
   if (shipping) {
-    for (const key of ['grossWeight', 'netWeight', 'packageCount', 'volume']) checkDecimal(n, `shipping.${key}`, shipping[key], AMOUNT);
+    for (const key of ['grossWeight', 'netWeight', 'packageCount']) checkDecimal(n, `shipping.${key}`, shipping[key], AMOUNT);
+    // VolumenBulto, TotalFob, Seguro, Flete and OtrosGastos are "greater than zero" in the XSD.
+    checkDecimal(n, 'shipping.volume', shipping.volume, POSITIVE_AMOUNT);
     for (const key of ['grossWeightUnit', 'netWeightUnit', 'packageUnit', 'volumeUnit']) {
       const s = str(shipping[key]);
       if (s && !isUnitCode(s)) n.error(`shipping.${key}`, ECF_CODES.InvalidValue, `shipping.${key} must be a unit code of the authority's table, 1 to 62`);
     }
     const exp = obj(shipping.export);
-    if (exp) for (const key of ['totalFob', 'insurance', 'freight', 'otherCharges', 'totalCif']) checkDecimal(n, `shipping.export.${key}`, exp[key], AMOUNT);
+    if (exp) {
+      for (const key of ['totalFob', 'insurance', 'freight', 'otherCharges']) checkDecimal(n, `shipping.export.${key}`, exp[key], POSITIVE_AMOUNT);
+      checkDecimal(n, 'shipping.export.totalCif', exp.totalCif, AMOUNT);
+    }
   }
   const subtotals = arr(p.subtotals);
   if (subtotals && subtotals.length > 20) n.error('subtotals', ECF_CODES.TooManyItems, 'subtotals may hold at most 20 entries');
@@ -946,6 +961,18 @@ function checkPassthrough(n: Notices, p: Obj, type: EcfType | null): void {
     n.error('shipping.export', ECF_CODES.FieldNotAllowed, `shipping.export is only allowed for type 46, not type ${type}`);
   }
   const transport = obj(p.transport);
+  if (type === 46) {
+    // Alfa3/35/60 in the 46 schema: a non-digit, non-digits, a letter — 3 characters at least.
+    const exp = obj(shipping?.export);
+    const short = (path: string, v: unknown) => {
+      const t = str(v);
+      if (t && t.length < 3) n.error(path, ECF_CODES.InvalidFormat, `${path} must have at least 3 letters for type 46`);
+    };
+    short('shipping.export.deliveryTerms', exp?.deliveryTerms);
+    short('shipping.export.customsRegime', exp?.customsRegime);
+    short('transport.originCountry', transport?.originCountry);
+    short('transport.destinationCountry', transport?.destinationCountry);
+  }
   const allowed: readonly TransportField[] = SCHEMA.transport[type];
   if (given(p.transport) && allowed.length === 0) {
     n.error('transport', ECF_CODES.FieldNotAllowed, `transport is not allowed for type ${type}`);
