@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anyPayload, payloadOfType, type Generated } from './arbitraries.js';
 import { appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PropertyFailure, checkDocument, type Verdict } from './property-checks.js';
 import { identity } from './issue-helper.js';
 import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
@@ -14,20 +16,21 @@ import { ECF_TYPES } from '../../src/engine/documents/payload.js';
  * fixed seed and a bounded number of cases; `npm run fuzz:documents` runs the
  * same property with FUZZ_RUNS cases (default 100,000) and FUZZ_SEED (default
  * random), prints the seed to replay it, and logs progress and every failure
- * with its payload to FUZZ_LOG (default fuzz-documents.log) instead of
+ * with its payload to FUZZ_LOG (default a file in the temporary directory) instead of
  * stopping at the first.
  */
 
 const FUZZ = process.env.ECF_FUZZ === '1';
 const SEED = FUZZ ? Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)) : 22_2026;
 const RUNS = FUZZ ? Number(process.env.FUZZ_RUNS ?? 100_000) : 2_000;
-if (FUZZ) console.log(`fuzz:documents seed=${SEED} runs=${RUNS} (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npm run fuzz:documents)`);
+
 
 const tally = { refused: 0, issued: 0, failed: 0, byType: new Map<number, number>() };
 /** Long runs log progress and every failure (with its payload) to FUZZ_LOG and go on, so one run shows all it finds. */
-const LOG = FUZZ ? (process.env.FUZZ_LOG ?? 'fuzz-documents.log') : null;
+const LOG = FUZZ ? (process.env.FUZZ_LOG ?? join(tmpdir(), `fuzz-documents-${SEED}.log`)) : null;
 const log = (line: string) => LOG && appendFileSync(LOG, `${new Date().toISOString()} ${line}\n`);
 log(`start seed=${SEED} runs=${RUNS}`);
+if (FUZZ) console.log(`fuzz:documents seed=${SEED} runs=${RUNS}, log in ${LOG} (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npm run fuzz:documents)`);
 
 function run(g: Generated): Verdict | null {
   let verdict: Verdict;
@@ -53,7 +56,7 @@ describe('documents: every accepted payload becomes a valid, signed, squared e-C
     expect(tally.failed, `failures logged in ${LOG}`).toBe(0);
     // The property means something only if most payloads reach the XML, of every type.
     expect(tally.issued).toBeGreaterThan(RUNS / 2);
-    for (const t of ECF_TYPES) expect(tally.byType.get(t) ?? 0, `issued of type ${t}`).toBeGreaterThan(RUNS / 40);
+    if (RUNS >= 400) for (const t of ECF_TYPES) expect(tally.byType.get(t) ?? 0, `issued of type ${t}`).toBeGreaterThan(RUNS / 40);
   }, FUZZ ? 0 : 120_000);
 
   it('documents of 900 to 1,000 lines, two of each type', () => {
