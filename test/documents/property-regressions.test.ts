@@ -132,3 +132,14 @@ describe('property counterexamples: text and codes the XSD restricts', () => {
     ).toEqual(['lines[0].details.mining.affiliationType Ecf.InvalidValue', 'lines[0].details.mining.settlement Ecf.InvalidValue']);
   });
 });
+
+describe('other-currency amounts stay within 16 integer digits', () => {
+  it('a unit price that converts past 16 integer digits at a tiny exchange rate is refused', () => {
+    expect(paths(invoice({ lines: [{ name: 'A', quantity: '0.01', unitPrice: '9000000000000' }], foreignCurrency: { currency: 'USD', exchangeRate: '0.0001' } }))).toEqual([
+      'foreignCurrency.exchangeRate Ecf.OutOfRange',
+    ]);
+    expect(paths(invoice({ lines: [{ name: 'A', quantity: 1, unitPrice: '1', foreignCurrency: { unitPrice: '12345678901234567' } }], foreignCurrency: { currency: 'USD', exchangeRate: '1' } }))).toEqual([
+      'lines[0].foreignCurrency.unitPrice Ecf.OutOfRange',
+    ]);
+  });
+});

@@ -759,7 +759,7 @@ function checkDetails(n: Notices, raw: unknown, path: string, type: EcfType | nu
     (list ?? []).forEach((raw, k) => {
       const s = obj(raw);
       const at = `${path}.subquantities[${k}]`;
-      const quantity = s ? optDec('quantity', { scale: 3, min: 'non-negative' }, s.quantity, `${at}.quantity`) : null;
+      const quantity = s ? optDec('quantity', { scale: 3, min: 'non-negative', integerDigits: 16 }, s.quantity, `${at}.quantity`) : null;
       const unitCode = s ? unit(s.unitCode, `${at}.unitCode`) : null;
       if (quantity && unitCode) subquantities.push({ quantity, unitCode });
       else readable = false;
@@ -780,7 +780,7 @@ function checkDetails(n: Notices, raw: unknown, path: string, type: EcfType | nu
     referenceUnit: unit(d.referenceUnit, `${path}.referenceUnit`),
     subquantities,
     alcoholDegrees: optDec('alcoholDegrees', { scale: 2, min: 'positive', integerDigits: 3 }),
-    referenceUnitPrice: optDec('referenceUnitPrice', { scale: 2, min: 'positive' }),
+    referenceUnitPrice: optDec('referenceUnitPrice', { scale: 2, min: 'positive', integerDigits: 16 }),
     manufactureDate: optStr(d.manufactureDate),
     expiryDate: optStr(d.expiryDate),
     mining: m
@@ -803,7 +803,7 @@ function checkLineForeignCurrency(n: Notices, raw: unknown, path: string, docume
   let readable = true;
   const read = (key: string, scale: number): Dec | null => {
     if (f[key] == null) return null;
-    const d = checkDecimal(n, `${path}.${key}`, f[key], { scale, min: 'non-negative' });
+    const d = checkDecimal(n, `${path}.${key}`, f[key], { scale, min: 'non-negative', integerDigits: 16 });
     if (d === undefined) readable = false;
     return d ?? null;
   };
@@ -1051,6 +1051,8 @@ function checkComputedTotals(n: Notices, p: Obj, computed: ComputedDocument, adj
       n.error('foreignCurrency.exchangeRate', ECF_CODES.OutOfRange, `${key} converted at ${rate.toString()} has more than 16 integer digits`);
     }
   }
+  const converted = rate?.gt(0) && computed.lines.some((l) => l.unitPrice.div(rate).gte(LIMIT) || l.amount.abs().div(rate).gte(LIMIT));
+  if (converted) n.error('foreignCurrency.exchangeRate', ECF_CODES.OutOfRange, `a line's price or amount converted at ${rate!.toString()} has more than 16 integer digits`);
   for (const a of adjustments) if (rate?.gt(0) && a.amount.div(rate).gte(LIMIT)) {
     n.error('foreignCurrency.exchangeRate', ECF_CODES.OutOfRange, `a global adjustment converted at ${rate.toString()} has more than 16 integer digits`);
   }
