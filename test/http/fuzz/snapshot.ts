@@ -32,18 +32,38 @@ const cell = (v: unknown): unknown =>
   v instanceof Uint8Array ? `sha256:${createHash('sha256').update(v).digest('hex')}` : v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? String(v) : v;
 
 export async function snapshotStore(engine: Engine): Promise<StoreSnapshot> {
+  const names = await tablesOf(engine);
+  const texts = engine.dialect === 'sqlite' ? await sqliteTables(engine, names) : await postgresTables(engine, names);
   const tables = new Map<string, string>();
   const hash = createHash('sha256');
-  for (const name of await tablesOf(engine)) {
-    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(engine.db);
-    const text = rows.rows
-      .map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, cell(v)])))
-      .sort()
-      .join('\n');
-    tables.set(name, text);
-    hash.update(name).update('\0').update(text).update('\0');
-  }
+  names.forEach((name, i) => {
+    tables.set(name, texts[i]!);
+    hash.update(name).update('\0').update(texts[i]!).update('\0');
+  });
   return { hash: hash.digest('hex'), tables };
+}
+
+async function sqliteTables(engine: Engine, names: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of names) {
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(engine.db);
+    out.push(
+      rows.rows
+        .map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, cell(v)])))
+        .sort()
+        .join('\n'),
+    );
+  }
+  return out;
+}
+
+/** PostgreSQL hashes each table itself, all in one round trip: thirty queries per request would dominate the run. */
+async function postgresTables(engine: Engine, names: readonly string[]): Promise<string[]> {
+  const parts = names.map((name, i) => sql`select ${i}::int as i, md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as h from ${sql.table(name)} t`);
+  const rows = await sql<{ i: number; h: string }>`${sql.join(parts, sql` union all `)}`.execute(engine.db);
+  const out = names.map(() => '');
+  for (const r of rows.rows) out[r.i] = r.h;
+  return out;
 }
 
 /** The tables whose rows differ between two snapshots. */
