@@ -284,16 +284,25 @@ function typedPayload(type: EcfType, options: PayloadOptions): fc.Arbitrary<Gene
         lines: (options.lineCount ?? LINE_COUNTS).chain((n) => fc.array(line(doc), { minLength: n, maxLength: n })),
         header: header(type),
         adjustments: fc.array(adjustment(type), { maxLength: 4 }),
-        currency: fc.record({ currency: fc.constantFrom(...CURRENCIES), exchangeRate: fc.oneof(positive(4, 2), positive(4, 3)) }),
+        currency: fc.record(
+          {
+            currency: fc.constantFrom(...CURRENCIES),
+            exchangeRate: fc.oneof(positive(4, 2), positive(4, 3)),
+            // Totals the client computed in the other currency are passed through as given.
+            totals: fc.record({ montoTotal: decimal(2, 12), totalItbis: decimal(2, 12) }, { requiredKeys: [] }),
+          },
+          { requiredKeys: ['currency', 'exchangeRate'] },
+        ),
+        norm: fc.oneof(decimal(2, 3).map((amount) => ({ amount })), positive(2, 1).map((percentage) => ({ percentage }))),
         outside: outsideTheContract(type),
       })
-      .map(({ lines, header: h, adjustments, currency, outside }) => {
+      .map(({ lines, header: h, adjustments, currency, norm: n1007, outside }) => {
         const payload: Payload = { type: fcType(type, h.typeAsText), ...h.fields, lines };
         if (doc.pricesIncludeTax) payload.pricesIncludeTax = true;
         if (doc.foreignCurrency) payload.foreignCurrency = currency;
         const groups = new Set(lines.map((l) => groupOf(type, l)));
         const usable = adjustments.filter((a) => groups.has(a.affectsItbisRate as number));
-        const norm = doc.norm1007 && groups.has(1) ? [{ line: 99, amount: '0.01', norm1007: true, description: 'Norma 10-07' }] : [];
+        const norm = doc.norm1007 && groups.has(1) ? [{ line: 99, ...n1007, norm1007: true, description: 'Norma 10-07' }] : [];
         const all = [...usable.map((a, i) => ({ ...a, line: i + 1 })), ...norm];
         if (all.length && SCHEMA.globalAdjustments[type]) payload.globalAdjustments = all;
         if (outside) outside(payload);
