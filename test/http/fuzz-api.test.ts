@@ -164,9 +164,8 @@ describe('API fuzz: every route, mutated and hostile requests', () => {
       const receiver = ROUTES.find((r) => isReceiver(r) && r.method === method && new RegExp(`^${r.url.replace(/:[A-Za-z]+/g, '[^/]+')}$`, 'i').test(url));
       return receiver ?? { method, url, access: 'public' };
     };
-    for (const [method, url] of sample) {
-      await runRequests(world, route(method, url), [{ method, url, headers: {}, label: `${method} ${short(url)}` }], { timeoutMs: REQUEST_TIMEOUT_MS, findings, send });
-    }
+    const sent = sample.map(([method, url]): FuzzRequest => ({ method, url, headers: {}, label: `${method} ${short(url)}` }));
+    await runRequests(world, (r) => route(r.method, r.url), sent, { timeoutMs: REQUEST_TIMEOUT_MS, findings, send });
     expect(findings.count - before, findings.lines().join('\n')).toBe(0);
   }, ROUTE_TEST_TIMEOUT_MS);
 

@@ -102,7 +102,7 @@ export class Findings {
  */
 export async function runRequests(
   world: FuzzWorld,
-  route: Route,
+  routeOf: Route | ((r: FuzzRequest) => Route),
   requests: readonly FuzzRequest[],
   options: {
     timeoutMs: number;
@@ -115,6 +115,7 @@ export async function runRequests(
 ): Promise<void> {
   let before: StoreSnapshot = await snapshotStore(world.engine);
   for (const request of requests) {
+    const route = typeof routeOf === 'function' ? routeOf(request) : routeOf;
     let answer: Answer;
     const started = Date.now();
     if (TRACE) appendFileSync(TRACE, `-> ${request.label}\n`);
