@@ -4,7 +4,7 @@ import { changedTables, snapshotStore, type StoreSnapshot } from './snapshot.js'
 import { isReceiver, routeName, type FuzzRequest, type Route } from './routes.js';
 import { short } from './mutations.js';
 
-/** FUZZ_API_TRACE=<file> appends each request before it goes and its status after: the last line names a request that hung the process. */
+/** FUZZ_API_TRACE=<file> appends each request before it goes, its status after, and each finding as found: the last line names a request that hung the process. */
 const TRACE = process.env.FUZZ_API_TRACE;
 
 /** An answer, whichever way the request went (inject or a socket). */
@@ -81,6 +81,7 @@ export class Findings {
 
   add(route: Route | string, kind: string, example: string): void {
     const key = `${typeof route === 'string' ? route : routeName(route)}: ${kind}`;
+    if (TRACE) appendFileSync(TRACE, `FINDING ${key}: ${short(example, 300)}\n`);
     const list = this.byKind.get(key) ?? [];
     if (list.length < 3) list.push(short(example, 300));
     this.byKind.set(key, list);
