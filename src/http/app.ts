@@ -33,11 +33,28 @@ export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/** The problem body for a request the HTTP parser gave up on, before any route or request id. */
+function unreadableRequest(status: number, parserCode: string | undefined) {
+  const code = status === 408 ? 'Http.RequestTimeout' : status === 431 ? 'Http.HeadersTooLarge' : 'Http.MalformedRequest';
+  const detail =
+    status === 408
+      ? 'The request did not arrive in time; send it whole.'
+      : status === 431
+        ? 'The request headers are too large.'
+        : `The request is not valid HTTP/1.1 or ended before its body did${parserCode ? ` (${parserCode})` : ''}.`;
+  return { type: `urn:ecf:problem:${code}`, title: STATUS_TEXT[status], status, detail, instance: null, code, requestId: randomUUID() };
+}
+
 /** The whole /api/v1 surface as a fastify instance; `listen` or `inject` it. */
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // Time to receive a whole request (headers and body); fastify turns Node's default off, which
+    // would let a client that stops sending hold its connection forever. Responses are not bounded by it.
+    requestTimeout: 60_000,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true } },
@@ -49,6 +66,18 @@ export async function buildApp(options: AppOptions) {
       if (RECEIVER_PATH.test(url)) return reply.status(400).type('text/plain; charset=utf-8').send(`${error.message}\n`);
       const problem = problemFor(error, url, request.id);
       return reply.status(problem.status).type('application/problem+json').send(problem.body);
+    },
+    // A request Node's parser cannot read (cut off, bad chunking, headers too large, a stalled
+    // client) never reaches a route: it still gets a problem body, never fastify's bare JSON.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy(error);
+      const code = (error as NodeJS.ErrnoException).code;
+      const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(unreadableRequest(status, code));
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/problem+json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
     // The B2B receiver's paths are case-insensitive (NOTES §10.1): routed in lower case.
     rewriteUrl: (req) => {
