@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { Issuer } from '../../src/engine/documents/ecf-xml.js';
 import { signEcf, type SignedEcf } from '../../src/engine/documents/sign-ecf.js';
-import { validateIssue, type ValidationOutcome } from '../../src/engine/documents/validate.js';
+import { validateIssue, type NormalizedDocument, type ValidationOutcome } from '../../src/engine/documents/validate.js';
 import { signingKey } from '../../src/engine/signing/xmldsig.js';
 import { validateAgainstSchema, type SchemaValidation } from '../../src/engine/xml/xsd.js';
 import type { DocumentKind } from '../../src/engine/xml/schema-trees.generated.js';
@@ -38,12 +38,9 @@ export interface Issued {
   readonly rfceSchema: SchemaValidation | null;
 }
 
-/** Signs a validated document (throws when validation refused it) and checks the result against the XSD. */
-export function issueValid(payload: unknown): Issued {
-  const outcome = validate(payload);
-  if (!outcome.document) throw new Error(`validation refused the payload: ${JSON.stringify(outcome.errors)}`);
-  const doc = outcome.document;
-  const signed = signEcf({
+/** Signs a validated document as issuing would, with the first number of its type. */
+export function signValidated(doc: NormalizedDocument): SignedEcf {
+  return signEcf({
     document: doc,
     computed: doc.computed,
     issuer,
@@ -52,6 +49,14 @@ export function issueValid(payload: unknown): Issued {
     environment: 'test',
     now: NOW,
   });
+}
+
+/** Signs a validated document (throws when validation refused it) and checks the result against the XSD. */
+export function issueValid(payload: unknown): Issued {
+  const outcome = validate(payload);
+  if (!outcome.document) throw new Error(`validation refused the payload: ${JSON.stringify(outcome.errors)}`);
+  const doc = outcome.document;
+  const signed = signValidated(doc);
   return {
     outcome,
     signed,

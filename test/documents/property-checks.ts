@@ -1,11 +1,11 @@
 import type { Document, Element } from '@xmldom/xmldom';
 import { Dec } from '../../src/engine/money.js';
-import { signEcf, type SignedEcf } from '../../src/engine/documents/sign-ecf.js';
+import type { SignedEcf } from '../../src/engine/documents/sign-ecf.js';
 import { parseXml, verifySignature } from '../../src/engine/signing/verify.js';
 import { validateAgainstSchema } from '../../src/engine/xml/xsd.js';
 import type { DocumentKind } from '../../src/engine/xml/schema-trees.generated.js';
 import type { Generated } from './arbitraries.js';
-import { NOW, issuer, key, validate } from './issue-helper.js';
+import { NOW, signValidated, validate } from './issue-helper.js';
 
 /**
  * The document property: a payload either gets validation errors that name
@@ -38,15 +38,7 @@ export function checkDocument(g: Generated): Verdict {
   const doc = outcome.document;
   let signed: SignedEcf;
   try {
-    signed = signEcf({
-      document: doc,
-      computed: doc.computed,
-      issuer,
-      numbering: { encf: `E${doc.type}0000000001`, sequenceExpiresOn: doc.type === 32 || doc.type === 34 ? null : '2027-12-31' },
-      key,
-      environment: 'test',
-      now: NOW,
-    });
+    signed = signValidated(doc);
   } catch (e) {
     return fail(`signEcf threw on a validated payload: ${(e as Error).message}`);
   }
