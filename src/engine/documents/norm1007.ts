@@ -1,6 +1,7 @@
 import { Dec } from '../money.js';
 import { NORM_1007_CODES, type AdjustmentInput, type ComputedDocument } from './totals.js';
-import { ECF_CODES, type NormalizedLine } from './validate.js';
+import { ECF_CODES } from './codes.js';
+import type { NormalizedLine } from './validate.js';
 
 /**
  * Norma 10-07 (telecommunications; FMT fields 93 d, 109 d and 115 c, NOTES

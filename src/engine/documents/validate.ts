@@ -30,6 +30,9 @@ import {
 import { checkNorm1007, checkNorm1007Payable } from './norm1007.js';
 import { PAGE_ELEMENTS, PAGE_POSITIVE, SUBTOTAL_ELEMENTS, hasElement } from './passthrough.js';
 import { PLACES } from '../representation/code-tables.generated.js';
+import { ECF_CODES } from './codes.js';
+
+export { ECF_CODES };
 
 /**
  * The issue validator: the payload's shape (payload.ts) plus the per-type
@@ -53,25 +56,6 @@ export interface Notice {
   message: string;
 }
 
-/** Stable codes of the matrix rules (shape errors keep validation.ts's TypeBox codes). */
-export const ECF_CODES = {
-  FieldRequired: 'Ecf.FieldRequired',
-  FieldNotAllowed: 'Ecf.FieldNotAllowed',
-  InvalidForType: 'Ecf.InvalidForType',
-  InvalidValue: 'Ecf.InvalidValue',
-  InvalidFormat: 'Ecf.InvalidFormat',
-  OutOfRange: 'Ecf.OutOfRange',
-  TooManyDecimals: 'Ecf.TooManyDecimals',
-  TooManyItems: 'Ecf.TooManyItems',
-  Duplicate: 'Ecf.Duplicate',
-  EmptyGroup: 'Ecf.EmptyGroup',
-  DateInFuture: 'Ecf.DateInFuture',
-  DateAfterIssue: 'Ecf.DateAfterIssue',
-  SequenceExpired: 'Ecf.SequenceExpired',
-  EncfTypeMismatch: 'Ecf.EncfTypeMismatch',
-  ToleranceExceeded: 'Ecf.ToleranceExceeded',
-  DefaultApplied: 'Ecf.DefaultApplied',
-} as const;
 
 export interface NormalizedRetention {
   /** IndicadorAgenteRetencionoPercepcion: 1 retention, 2 perception; defaults to 1 on 41 and 47, which require it. */
