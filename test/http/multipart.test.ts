@@ -49,8 +49,11 @@ interface RawAnswer {
 }
 
 /**
- * Writes `head` and `body` on a fresh connection as they are, then half-closes
- * it, and reads the whole answer (the server closes after answering).
+ * Writes `head` and `body` on a fresh connection as they are and reads the
+ * whole answer (`Connection: close`: the server closes after answering). The
+ * HTTP framing is always complete, so the client never half-closes: Node's
+ * server ends a connection whose client sent FIN, and a slow answer would be
+ * lost.
  */
 function raw(port: number, head: string, body: Buffer): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
@@ -65,7 +68,7 @@ function raw(port: number, head: string, body: Buffer): Promise<RawAnswer> {
       resolve({ status, headers: text.slice(0, at), body: text.slice(at + 4) });
     });
     socket.write(head);
-    socket.end(body);
+    socket.write(body);
   });
 }
 
