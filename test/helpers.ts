@@ -68,6 +68,16 @@ export async function seedOrganization(engine: Engine, plan = 'office', limits?:
 }
 
 /** A tenant with an emitter profile and one key per role. */
+/** The emitter profile seedTenant gives every tenant. */
+export const emitterProfile = {
+  address: 'Calle El Conde 12',
+  municipality: '010100',
+  province: '010000',
+  phones: ['809-555-1234'],
+  email: 'caja@ferreteria.do',
+  economicActivity: 'Venta de herramientas',
+};
+
 export async function seedTenant(engine: Engine, options: { organizationId?: string; profile?: boolean } = {}) {
   const tenant = await createTenant(engine, {
     rnc: nextRnc(),
@@ -76,14 +86,7 @@ export async function seedTenant(engine: Engine, options: { organizationId?: str
     ...(options.organizationId && { organizationId: options.organizationId }),
   });
   if (options.profile !== false) {
-    await setEmitterProfile(engine, tenant.id, {
-      address: 'Calle El Conde 12',
-      municipality: '010100',
-      province: '010000',
-      phones: ['809-555-1234'],
-      email: 'caja@ferreteria.do',
-      economicActivity: 'Venta de herramientas',
-    });
+    await setEmitterProfile(engine, tenant.id, emitterProfile);
   }
   const keys = {} as Record<TenantRole, string>;
   for (const role of ['admin_tenant', 'emisor', 'consultor'] as const) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { emitterProfile, invoice31, seedIssuer, testEngine } from '../helpers.js';
 
 /**
  * Property names every plain object inherits: a map built on `{}` finds them
@@ -29,14 +29,7 @@ async function setup() {
   return { engine, app, key: keys.admin_tenant, webhookId: webhook.json().endpoint.id as string };
 }
 
-const profile = {
-  address: 'Calle El Conde 12',
-  municipality: '010100',
-  province: '010000',
-  phones: ['809-555-1234'],
-  email: 'caja@ferreteria.do',
-  economicActivity: 'Venta de herramientas',
-};
+const profile = emitterProfile;
 
 /** Each route with a body: how to put a prototype name at the top and one level down. */
 const ROUTES = (webhookId: string) => [
