@@ -12,9 +12,11 @@ import { createOrganizationApiKey, createTenantApiKey } from '../src/engine/tena
 import { setEmitterProfile } from '../src/engine/tenants/emitter-profile.js';
 import type { TenantRole } from '../src/engine/tenants/schemas.js';
 import { DATABASE_URL_FILE } from '../src/engine/data-dir.js';
+import { emitterProfile } from './fixtures/payloads.js';
 import { TEST_SERVER_URL, createFromTemplate, databaseUrl, dropDatabase, freshDatabaseName } from './postgres.js';
 
 export { TEST_SERVER_URL } from './postgres.js';
+export { emitterProfile, invoice31 } from './fixtures/payloads.js';
 /** The store the suite runs against this time. */
 export const STORE: 'sqlite' | 'postgres' = TEST_SERVER_URL ? 'postgres' : 'sqlite';
 
@@ -68,16 +70,6 @@ export async function seedOrganization(engine: Engine, plan = 'office', limits?:
 }
 
 /** A tenant with an emitter profile and one key per role. */
-/** The emitter profile seedTenant gives every tenant. */
-export const emitterProfile = {
-  address: 'Calle El Conde 12',
-  municipality: '010100',
-  province: '010000',
-  phones: ['809-555-1234'],
-  email: 'caja@ferreteria.do',
-  economicActivity: 'Venta de herramientas',
-};
-
 export async function seedTenant(engine: Engine, options: { organizationId?: string; profile?: boolean } = {}) {
   const tenant = await createTenant(engine, {
     rnc: nextRnc(),
@@ -141,19 +133,6 @@ export async function seedIssuer(engine: Engine, options: { organizationId?: str
   }
   return seeded;
 }
-
-/** A valid type-31 payload. */
-export const invoice31 = (over: Record<string, unknown> = {}) => ({
-  type: 31,
-  incomeType: '01',
-  payment: { condition: '1' },
-  buyer: { rnc: '131880681', name: 'Constructora Ejemplo SRL' },
-  lines: [
-    { name: 'Cemento gris', quantity: 10, unitPrice: '350.00' },
-    { name: 'Varilla 3/8', quantity: 20, unitPrice: '185.50' },
-  ],
-  ...over,
-});
 
 /**
  * Everything the store holds, as bytes to search for secrets that must not

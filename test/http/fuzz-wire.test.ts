@@ -7,7 +7,8 @@ import { INVALID_UTF8, short } from './fuzz/mutations.js';
 import { MULTIPART, multipartBytes } from './fuzz/multipart.js';
 import type { Route } from './fuzz/routes.js';
 import { startWireServer, httpRequest, rawRequest, stalledRequest, type RawAnswer, type WireServer } from './fuzz/wire.js';
-import { WORLD_RNC, invoice31 } from './fuzz/world.js';
+import { WORLD_RNC } from './fuzz/world.js';
+import { invoice31 } from '../fixtures/payloads.js';
 import { hostileDocuments } from './fuzz/xml.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Access } from '../../../src/http/access.js';
-import { invoice31 } from './world.js';
+import { invoice31 } from '../../fixtures/payloads.js';
 import type { FuzzWorld } from './world.js';
 import { HOSTILE_STRINGS, PROTOTYPE_NAMES, bodyCases, short, type BodyCase } from './mutations.js';
 

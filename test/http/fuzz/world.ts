@@ -22,21 +22,11 @@ import { setEmitterProfile } from '../../../src/engine/tenants/emitter-profile.j
 import { createOrganization } from '../../../src/engine/tenants/organizations.js';
 import { createTenant } from '../../../src/engine/tenants/tenants.js';
 import { TEST_SERVER_URL, createFromTemplate, databaseUrl, dropDatabase } from '../../postgres.js';
+import { emitterProfile, invoice31 } from '../../fixtures/payloads.js';
 
 /** The tenant's RNC: its certificate (made by the caller) names it. */
 export const WORLD_RNC = '130000022';
 
-/** A valid type-31 payload (test/helpers.ts has the same; this module also runs outside vitest). */
-export const invoice31 = () => ({
-  type: 31,
-  incomeType: '01',
-  payment: { condition: '1' },
-  buyer: { rnc: '131880681', name: 'Constructora Ejemplo SRL' },
-  lines: [
-    { name: 'Cemento gris', quantity: 10, unitPrice: '350.00' },
-    { name: 'Varilla 3/8', quantity: 20, unitPrice: '185.50' },
-  ],
-});
 
 /**
  * One small store per fuzz file, seeded once: an organization with a tenant
@@ -124,14 +114,7 @@ export async function buildWorld(p12: { file: Buffer; password: string }): Promi
   const { organization, owner } = await createOrganization(engine, { name: 'Contadores Unidos', plan: 'office', owner: { name: 'Ana Pérez' } });
   const tenant = await createTenant(engine, { rnc: WORLD_RNC, legalName: 'Ferretería Ñoño SRL', tradeName: 'Ferretería Ñoño', organizationId: organization.id });
   const tenantId = tenant.id;
-  await setEmitterProfile(engine, tenantId, {
-    address: 'Calle El Conde 12',
-    municipality: '010100',
-    province: '010000',
-    phones: ['809-555-1234'],
-    email: 'caja@ferreteria.do',
-    economicActivity: 'Venta de herramientas',
-  });
+  await setEmitterProfile(engine, tenantId, emitterProfile);
   const adminKey = (await createTenantApiKey(engine, { tenantId, role: 'admin_tenant' })).key;
   const orgKey = (await createOrganizationApiKey(engine, { organizationId: organization.id, memberId: owner.id })).key;
   await uploadCertificate(engine, tenantId, { file: p12.file, password: p12.password });
