@@ -8,6 +8,7 @@ import { validateAgainstSchema } from '../engine/xml/xsd.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../engine/xml/schema-trees.generated.js';
 import {
   AdminCommandSchema,
+  LoadCommandSchema,
   SANDBOX_CODES,
   type FinalOutcome,
   type SandboxMessage,
@@ -15,7 +16,8 @@ import {
   type SandboxScript,
 } from './outcomes.js';
 import type { Element } from '@xmldom/xmldom';
-import { parseXml, textOf, verifySignature } from './verify.js';
+import { LoadGate, LoadSchema, NO_LOAD, OVERLOAD_BODY, applyLoad, serviceOf, type SandboxDelay, type SandboxLoad, type SandboxLoadInput } from './load.js';
+import { parseXml, textOf, textsOf, verifySignature } from './verify.js';
 import {
   SANDBOX_TAXPAYER_NAME,
   SANDBOX_TAXPAYER_RNC,
@@ -53,6 +55,12 @@ export interface SandboxOptions {
   /** Same as `clock`, as a function; `clock` wins when both are given. */
   readonly now?: () => Date;
   readonly logger?: FastifyServerOptions['logger'];
+  /** The authority's latency and limits (load.ts); none unless given. Invalid settings throw, naming the field. */
+  readonly load?: SandboxLoadInput;
+  /** How a delayed request waits; a timer by default (ended early when the sandbox closes). Tests inject one to see the delays. */
+  readonly delay?: SandboxDelay;
+  /** The jitter's source of numbers in [0, 1); Math.random by default. */
+  readonly random?: () => number;
 }
 
 export interface SandboxVerdict {
@@ -116,6 +124,12 @@ export interface SandboxStats {
   readonly rfceReceptions: number;
   readonly resultQueries: number;
   readonly annulments: number;
+  /** Requests answered 429/503 because `maxInFlight` were in flight already. */
+  readonly overloaded: number;
+  /** Requests that waited a latency above zero. */
+  readonly delayed: number;
+  /** The most authority requests in flight at once (waiting included), since the start or the last reset. */
+  readonly maxInFlightSeen: number;
 }
 
 export interface SandboxControl {
@@ -132,7 +146,16 @@ export interface SandboxControl {
   /** The ANECF received, oldest first, refused ones included. */
   annulments(filter?: { readonly environment?: SandboxEnvironment }): readonly SandboxAnnulment[];
   stats(): SandboxStats;
-  /** Forgets everything: seeds, tokens, documents, scripts, counters. */
+  /**
+   * Changes the latency and limits (load.ts: what is given replaces what is
+   * in force) and returns the settings now in force; invalid settings throw,
+   * naming the field.
+   */
+  setLoad(change: SandboxLoadInput): SandboxLoad;
+  load(): SandboxLoad;
+  /** Authority requests in flight now, those waiting their latency included. */
+  inFlight(): number;
+  /** Forgets everything: seeds, tokens, documents, scripts, counters. The latency and limits stay as they are. */
   reset(): void;
   now(): Date;
   /** The sandbox as another taxpayer (taxpayer.ts). */
@@ -213,13 +236,17 @@ interface State {
   seeds: Map<string, SeedRecord>;
   tokens: Map<string, TokenRecord>;
   submissions: MutableSubmission[];
+  /** The e-CF submissions by trackId, for the result query. */
+  byTrackId: Map<string, MutableSubmission>;
+  /** Every submission of an e-NCF (usedKey), oldest first, for the queries by e-NCF. */
+  byEncf: Map<string, MutableSubmission[]>;
   used: Set<string>;
   annulments: SandboxAnnulment[];
   next: SandboxOutcome[];
   perEncf: Map<string, SandboxOutcome[]>;
   unreachable: boolean;
   unreachableUntil: number | null;
-  stats: { -readonly [K in keyof SandboxStats]: number };
+  stats: { -readonly [K in Exclude<keyof SandboxStats, 'overloaded' | 'delayed' | 'maxInFlightSeen'>]: number };
 }
 
 const freshState = (): State => ({
@@ -231,6 +258,8 @@ const freshState = (): State => ({
   seeds: new Map(),
   tokens: new Map(),
   submissions: [],
+  byTrackId: new Map(),
+  byEncf: new Map(),
   used: new Set(),
   annulments: [],
   next: [],
@@ -244,6 +273,20 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   const now = (): Date => options.clock?.now() ?? options.now?.() ?? new Date();
   let state = freshState();
   const hangs = new Set<() => void>();
+  const gate = new LoadGate(options.load ? checkedLoad(NO_LOAD, options.load, 'load') : NO_LOAD, options.random);
+  /** The default wait: a timer that the sandbox's close ends early, so closing never waits for latencies. */
+  const wait: SandboxDelay =
+    options.delay ??
+    ((ms) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          hangs.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        hangs.add(done);
+      }));
   let identity: TaxpayerIdentity | undefined;
   const taxpayerIdentity = (): TaxpayerIdentity => (identity ??= makeTaxpayerIdentity(now()));
   const taxpayer: SandboxTaxpayer = {
@@ -306,9 +349,16 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     annulments(filter = {}) {
       return state.annulments.filter((a) => !filter.environment || a.environment === filter.environment).map((a) => ({ ...a }));
     },
-    stats: () => ({ ...state.stats }),
+    stats: () => ({ ...state.stats, ...gate.stats }),
+    setLoad(change) {
+      gate.load = checkedLoad(gate.load, change, 'load');
+      return gate.load;
+    },
+    load: () => gate.load,
+    inFlight: () => gate.inFlight,
     reset() {
       state = freshState();
+      gate.resetStats();
     },
     now,
     taxpayer,
@@ -359,8 +409,19 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   void app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, parts: 4, fields: 3 } });
 
   // Unreachable: every connection is closed on its first request, without an answer.
+  // Then the load: over the cap, an answer at once; otherwise the request is in flight, and waits its latency.
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/_sandbox/') && isUnreachable()) return drop(request, reply);
+    if (request.url.startsWith('/_sandbox/')) return;
+    if (isUnreachable()) return drop(request, reply);
+    const service = serviceOf(request.url);
+    if (!service) return;
+    const admitted = gate.admit(service);
+    if ('refused' in admitted) {
+      return reply.code(admitted.refused).header('retry-after', '1').type('text/html; charset=utf-8').send(OVERLOAD_BODY[admitted.refused]);
+    }
+    // 'close' comes once the answer is written or the connection is gone, whichever way the exchange ends.
+    reply.raw.once('close', admitted.leave);
+    if (admitted.delayMs > 0) await wait(admitted.delayMs, service);
   });
   app.addHook('onClose', async () => {
     for (const cancel of [...hangs]) cancel();
@@ -387,6 +448,11 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
 
   app.post('/_sandbox/script', async (request, reply) => {
     const body = request.body;
+    // Checked on its own so the errors name the field, not only "no member of the union matched".
+    if (body && typeof body === 'object' && 'load' in body) {
+      if (!Value.Check(LoadCommandSchema, body)) return reply.code(400).send({ error: 'invalid sandbox command', errors: schemaErrors(LoadCommandSchema, body) });
+      return { ok: true, load: control.setLoad(body.load) };
+    }
     if (!Value.Check(AdminCommandSchema, body)) {
       const errors = [...Value.Errors(AdminCommandSchema, body)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
       return reply.code(400).send({ error: 'invalid sandbox command', errors });
@@ -395,6 +461,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     else if ('unreachable' in body) control.setUnreachable(body.unreachable, body.forMs);
     else if ('revokeTokens' in body) return { revoked: control.revokeTokens() };
     else if ('clearScripts' in body) control.clearScripts();
+    else if ('load' in body) return { ok: true, load: control.setLoad(body.load) };
     else control.reset();
     return { ok: true };
   });
@@ -402,6 +469,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   app.get('/_sandbox/state', async () => ({
     now: now().toISOString(),
     unreachable: isUnreachable(),
+    load: gate.load,
+    inFlight: gate.inFlight,
     scripted: { next: state.next.length, perEncf: Object.fromEntries([...state.perEncf].map(([k, v]) => [k, v.length])) },
     stats: control.stats(),
     submissions: state.submissions.map(({ xml: _xml, ...rest }) => rest),
@@ -539,7 +608,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
           state.stats.resultQueries++;
           const q = lowerKeys(request.query);
           const trackId = q.trackid ?? '';
-          const s = state.submissions.find((x) => x.trackId !== null && x.trackId === trackId && x.environment === environment);
+          const found = state.byTrackId.get(trackId);
+          const s = found?.environment === environment ? found : undefined;
           if (!s) {
             return reply.send({ trackId, codigo: 0, estado: 'TrackId no encontrado.', rnc: null, encf: null, secuenciaUtilizada: false, fechaRecepcion: null, mensajes: [] });
           }
@@ -565,8 +635,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
           if (!q.encf) missing.Encf = ['El campo ENCF es requerido'];
           if (Object.keys(missing).length) return reply.code(400).send({ title: 'One or more validation errors occurred.', status: 400, errors: missing });
           return reply.send(
-            state.submissions
-              .filter((s) => s.kind === 'ecf' && s.environment === environment && s.rnc === q.rncemisor && s.encf === q.encf!.toUpperCase())
+            (state.byEncf.get(usedKey(environment, q.rncemisor!, q.encf!.toUpperCase())) ?? [])
+              .filter((s) => s.kind === 'ecf')
               .map((s) => ({
                 trackId: s.trackId,
                 estado: s.queriesInProcess > 0 ? STATUS[3] : s.verdict.status,
@@ -583,9 +653,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
           if (!q.ncfelectronico) missing.NcfElectronico = ['El campo NCF Electrónico es requerido'];
           if (Object.keys(missing).length) return reply.code(400).send({ title: 'One or more validation errors occurred.', status: 400, errors: missing });
           const encf = q.ncfelectronico!.toUpperCase();
-          const mine = state.submissions.filter(
-            (s) => s.environment === environment && s.rnc === q.rncemisor && s.encf === encf && s.queriesInProcess === 0 && s.facts.securityCode !== null,
-          );
+          const mine = (state.byEncf.get(usedKey(environment, q.rncemisor!, encf)) ?? []).filter((s) => s.queriesInProcess === 0 && s.facts.securityCode !== null);
           const found = [...mine].reverse().find((s) => s.verdict.code !== 2) ?? mine.at(-1);
           const matches =
             found &&
@@ -712,6 +780,11 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       facts: judged.facts,
     };
     state.submissions.push(submission);
+    if (submission.trackId) state.byTrackId.set(submission.trackId, submission);
+    const key = usedKey(environment, rnc, encf);
+    const same = state.byEncf.get(key);
+    if (same) same.push(submission);
+    else state.byEncf.set(key, [submission]);
     if (kind === 'ecf') state.stats.receptions++;
     else state.stats.rfceReceptions++;
     return submission;
@@ -743,17 +816,17 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     if (!schema.valid) return refuse(SANDBOX_CODES.schema, `El XML no cumple con el esquema (XSD): ${schema.errors.slice(0, 3).join('; ')}`);
     const signature = verifySignature(xml, parsed, at);
     if (!signature.ok) return refuse(SANDBOX_CODES.signature, `La firma digital del XML no es válida: ${signature.reason}`);
-    const root = parsed.root;
+    const t = textsOf(parsed.root, FACT_ELEMENTS);
     facts = {
-      totalAmount: textOf(root, 'MontoTotal'),
-      totalItbis: textOf(root, 'TotalITBIS'),
-      issuedOn: textOf(root, 'FechaEmision'),
-      signedAt: textOf(root, 'FechaHoraFirma'),
-      buyerRnc: textOf(root, 'RNCComprador'),
-      foreignId: textOf(root, 'IdentificadorExtranjero'),
-      securityCode: kind === 'rfce' ? textOf(root, 'CodigoSeguridadeCF') : signature.signatureValue.slice(0, 6),
+      totalAmount: t.MontoTotal,
+      totalItbis: t.TotalITBIS,
+      issuedOn: t.FechaEmision,
+      signedAt: t.FechaHoraFirma,
+      buyerRnc: t.RNCComprador,
+      foreignId: t.IdentificadorExtranjero,
+      securityCode: kind === 'rfce' ? t.CodigoSeguridadeCF : signature.signatureValue.slice(0, 6),
     };
-    if (textOf(root, 'RNCEmisor') !== rnc || textOf(root, 'eNCF') !== encf) {
+    if (t.RNCEmisor !== rnc || t.eNCF !== encf) {
       return refuse(SANDBOX_CODES.nameMismatch, 'El nombre del archivo no corresponde al RNCEmisor y eNCF del documento.');
     }
     const total = Number(facts.totalAmount ?? 'NaN');
@@ -900,6 +973,18 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
 
 // ---- helpers
 
+function schemaErrors(schema: Parameters<typeof Value.Errors>[0], value: unknown): string[] {
+  return [...Value.Errors(schema, value)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
+}
+
+/** `change` applied to `current`, after checking it; an error names the first wrong fields. */
+function checkedLoad(current: SandboxLoad, change: SandboxLoadInput, name: string): SandboxLoad {
+  if (!Value.Check(LoadSchema, change)) {
+    throw new Error(`invalid sandbox ${name}: ${schemaErrors(LoadSchema, change).slice(0, 3).join('; ')}`);
+  }
+  return applyLoad(current, change);
+}
+
 const NO_FACTS: DocumentFacts = {
   totalAmount: null,
   totalItbis: null,
@@ -909,6 +994,9 @@ const NO_FACTS: DocumentFacts = {
   foreignId: null,
   securityCode: null,
 };
+
+/** What judge reads of an e-CF or RFCE, in one walk. */
+const FACT_ELEMENTS = ['MontoTotal', 'TotalITBIS', 'FechaEmision', 'FechaHoraFirma', 'RNCComprador', 'IdentificadorExtranjero', 'CodigoSeguridadeCF', 'RNCEmisor', 'eNCF'] as const;
 
 const usedKey = (environment: string, rnc: string, encf: string) => `${environment}|${rnc}|${encf}`;
 

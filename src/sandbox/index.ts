@@ -19,6 +19,7 @@ export {
 export { SANDBOX_TAXPAYER_RNC, type ReceiverAnswer } from './taxpayer.js';
 export {
   AdminCommandSchema,
+  LoadCommandSchema,
   OutcomeSchema,
   SANDBOX_CODES,
   ScriptSchema,
@@ -28,3 +29,20 @@ export {
   type SandboxOutcome,
   type SandboxScript,
 } from './outcomes.js';
+export {
+  LoadSchema,
+  MAX_IN_FLIGHT,
+  MAX_JITTER_MS,
+  MAX_LATENCY_MS,
+  NO_LOAD,
+  OVERLOAD_STATUSES,
+  SANDBOX_SERVICES,
+  applyLoad,
+  serviceOf,
+  type OverloadStatus,
+  type SandboxDelay,
+  type SandboxLoad,
+  type SandboxLoadInput,
+  type SandboxService,
+  type ServiceLatency,
+} from './load.js';

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { LoadSchema } from './load.js';
 
 /**
  * What the sandbox can be told to do with the next documents it receives,
@@ -83,13 +84,17 @@ export const ScriptSchema = Type.Object(
 );
 export type SandboxScript = Static<typeof ScriptSchema>;
 
-/** The body of POST /_sandbox/script: a script, or one of the switches. */
+/** Changes the latency and limits (load.ts); the answer holds the settings now in force. */
+export const LoadCommandSchema = Type.Object({ load: LoadSchema }, { additionalProperties: false });
+
+/** The body of POST /_sandbox/script: a script, one of the switches, or the load. */
 export const AdminCommandSchema = Type.Union([
   ScriptSchema,
   Type.Object({ unreachable: Type.Boolean(), forMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })) }, { additionalProperties: false }),
   Type.Object({ revokeTokens: Type.Literal(true) }, { additionalProperties: false }),
   Type.Object({ clearScripts: Type.Literal(true) }, { additionalProperties: false }),
   Type.Object({ reset: Type.Literal(true) }, { additionalProperties: false }),
+  LoadCommandSchema,
 ]);
 export type AdminCommand = Static<typeof AdminCommandSchema>;
 
