@@ -158,3 +158,13 @@ export async function storedBytes(engine: Engine): Promise<Buffer> {
   }
   return Buffer.concat(parts);
 }
+
+/** Polls `check` in real time until it holds (for what another thread or process does); gives up after `timeoutMs`. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
+}

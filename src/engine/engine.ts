@@ -14,6 +14,8 @@ export interface Engine {
   readonly db: Db;
   /** SQLite (the file in the data directory) or PostgreSQL (ECF_DATABASE_URL). */
   readonly dialect: StoreDialect;
+  /** The PostgreSQL URL the store was opened with (LISTEN needs a connection of its own); absent for SQLite. */
+  readonly databaseUrl?: string;
   readonly clock: Clock;
   /** Where the secret-store key and, with SQLite, the database live. */
   readonly dataDir: string;
@@ -78,6 +80,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   return {
     db,
     dialect: url ? 'postgres' : 'sqlite',
+    ...(url && { databaseUrl: url }),
     clock: options.clock ?? systemClock,
     dataDir: options.dataDir,
     close: async () => {

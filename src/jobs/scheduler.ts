@@ -20,9 +20,8 @@ export const jobFile = (name: string): string => join(here, `${name}${ext}`);
 
 /** The appliance's jobs. Later issues add the authority poller, notices, alerts. */
 export const DEFAULT_JOBS: readonly JobSpec[] = [
+  // Runs until the scheduler stops; the interval only starts it again if it ever ends.
   { name: 'work', path: jobFile('work'), interval: '5s' },
-  // Its own job, so a slow webhook receiver never holds up submission to the authority.
-  { name: 'webhooks', path: jobFile('webhooks'), interval: '5s' },
   { name: 'webhook-purge', path: jobFile('webhook-purge'), interval: '6h' },
   // Notices are idempotent, so running more often than daily only makes them timelier.
   { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h' },
@@ -41,6 +40,8 @@ export interface SchedulerOptions {
 }
 
 export interface Scheduler {
+  /** Tells a running job to look for work now (the work job's pump), or starts it if it is not running. */
+  wake(name: string): void;
   stop(): Promise<void>;
 }
 
@@ -72,6 +73,33 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     workerMessageHandler: (m: { name: string; message: unknown }) => options.onMessage?.(m.name, m.message),
     errorHandler: (error: unknown, meta: { name?: string }) => options.onError?.(meta?.name ?? '?', error),
   });
+  // bree.start() returns before every job's worker exists, and a stop in that gap would miss the
+  // worker that appears after it (a long-running job would then never be told to stop).
+  const pending = new Set(jobs.map((j) => j.name));
+  const allCreated = new Promise<void>((resolve) => {
+    const created = (name: string) => {
+      pending.delete(name);
+      if (pending.size === 0) {
+        bree.off('worker created', created);
+        resolve();
+      }
+    };
+    bree.on('worker created', created);
+    if (pending.size === 0) resolve();
+  });
   await bree.start();
-  return { stop: () => bree.stop() };
+  await allCreated;
+  let stopping = false;
+  return {
+    wake: (name) => {
+      if (stopping) return;
+      const worker = bree.workers.get(name);
+      if (worker) worker.postMessage('wake');
+      else void bree.run(name).catch((error: unknown) => options.onError?.(name, error));
+    },
+    stop: () => {
+      stopping = true;
+      return bree.stop();
+    },
+  };
 }

@@ -33,7 +33,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   settings: { scope: true, key: true, value: true, updated_at: true },
   events: { seq: true, id: true, tenant_id: true, type: true, api_version: true, created_at: true, data: true, fact_key: true },
   work: {
-    id: true, kind: true, tenant_id: true, ref: true, payload: true, due_at: true, attempts: true, lease_owner: true,
+    id: true, kind: true, tenant_id: true, ref: true, lane: true, payload: true, due_at: true, attempts: true, lease_owner: true,
     lease_expires_at: true, last_error: true, created_at: true, updated_at: true,
   },
   certificates: {

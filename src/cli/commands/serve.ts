@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
 import { describeWatchResult } from './watch.js';
+import { onWorkBell } from '../../engine/work/bell.js';
 
 export default class Serve extends EcfCommand {
   static override description =
@@ -36,11 +37,16 @@ export default class Serve extends EcfCommand {
     const app = await buildApp({ engine, logger: { level: flags['log-level'] } });
     const address = await app.listen({ host: flags.host, port: flags.port });
     let scheduler: Scheduler | undefined;
+    let stopRelay: (() => void) | undefined;
     if (flags.jobs) {
       scheduler = await startScheduler({
         dataDir: engine.dataDir,
         onError: (job, error) => app.log.error({ job, err: error }, 'job failed'),
       });
+      // A commit of new work here (an e-CF issued, a webhook to deliver) starts its submission at
+      // once in the job thread, instead of at the pump's next poll.
+      const running = scheduler;
+      stopRelay = onWorkBell(() => running.wake('work'));
     }
     let watcher: FolderWatcher | undefined;
     if (flags.watch) {
@@ -64,6 +70,7 @@ export default class Serve extends EcfCommand {
       process.once('SIGTERM', stop);
     });
     await watcher?.close();
+    stopRelay?.();
     await scheduler?.stop();
     await app.close();
     await sandbox?.close();

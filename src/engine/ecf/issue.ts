@@ -350,7 +350,7 @@ async function complete(tx: Tx, staged: Staged): Promise<IssueResult> {
     xml: signed.xmlBytes,
     rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null,
   });
-  await queueSubmission(tx, now, { id: row.id, tenantId });
+  await queueSubmission(tx, now, { id: row.id, tenantId, environment: p.environment });
   if (p.environment === 'production') {
     await noteMonthlyEmission(tx, now, tenantId, p.monthlyCap);
     if (p.tenant.organization_id) await noteOrganizationUsage(tx, now, p.tenant.organization_id);

@@ -5,12 +5,13 @@ import type { Engine } from '../engine.js';
 import { ValidationError, conflict, notFound, type FieldError } from '../errors.js';
 import { newId } from '../ids.js';
 import { Dec } from '../money.js';
-import { Nullable } from '../schema-types.js';
+import { Nullable, type Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { fieldErrors } from '../validation.js';
+import { laneOf, RECEIVERS_GROUP, taxauthGroup } from '../work/lanes.js';
 import { enqueue } from '../work/queue.js';
 import { isApprovalAutomatic, signAcecf } from './documents.js';
 import { getReceivedEcf } from './queries.js';
@@ -126,6 +127,7 @@ export async function decideCommercialApproval(engine: Engine, tenantId: string,
         kind: DELIVER_APPROVAL_KIND,
         tenantId,
         ref: `${approvalId}:${target}`,
+        lane: laneOf(target === 'issuer' ? RECEIVERS_GROUP : taxauthGroup(row.environment as Environment), tenantId, 'acecf'),
         payload: { approvalId, target } satisfies DeliverApprovalPayload,
       });
     }

@@ -12,6 +12,8 @@ import { defaultTokenCache, signSeed } from '../taxauth/token-cache.js';
 import { complete, reschedule, type WorkItem } from '../work/queue.js';
 import { RECORDED, type WorkOutcome } from '../work/run.js';
 import type { DeliverApprovalPayload } from './approve.js';
+import { nextRung } from '../work/ladder.js';
+import { APPROVAL_DELIVERY_LADDER_MS, RECEIVER_TIMEOUT_MS } from './rules.js';
 
 /**
  * Delivers an outgoing ACECF (NOTES §10.3, §10.5): to the issuer's receiver,
@@ -28,8 +30,6 @@ import type { DeliverApprovalPayload } from './approve.js';
  * is failed.
  */
 
-export const DELIVERY_LADDER_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000] as const;
-export const RECEIVER_TIMEOUT_MS = 15_000;
 
 class Refused extends Error {}
 
@@ -78,8 +78,8 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
 
   const now = engine.clock.now();
   const attempts = state.attempts + 1;
-  const exhausted = outcome.status === 'retry' && attempts > DELIVERY_LADDER_MS.length;
-  const nextAt = outcome.status === 'retry' && !exhausted ? new Date(now.getTime() + DELIVERY_LADDER_MS[attempts - 1]!) : null;
+  const nextAt = outcome.status === 'retry' ? nextRung(APPROVAL_DELIVERY_LADDER_MS, attempts, now) : null;
+  const exhausted = outcome.status === 'retry' && nextAt === null;
   const next: ApprovalDeliveryState = {
     status: outcome.status === 'delivered' ? 'delivered' : outcome.status === 'refused' ? 'refused' : exhausted ? 'failed' : 'pending',
     attempts,

@@ -179,6 +179,13 @@ export const SETTINGS = [
   taxauthUrl('taxauth.fc_url.cert', 'fc', 'cert'),
   taxauthUrl('taxauth.fc_url.production', 'fc', 'production'),
   define(
+    'taxauth.concurrency',
+    'platform',
+    Type.Integer({ minimum: 1, maximum: 256, errorMessage: 'must be a whole number from 1 to 256' }),
+    64,
+    'Calls to one authority environment (sends, status queries, RFCE, ACECF) in flight at once from one engine process; halved for a while when the authority answers 429 or 503.',
+  ),
+  define(
     'taxauth.timeout_ms',
     'platform',
     Type.Integer({ minimum: 100, maximum: 600000, errorMessage: 'must be a whole number of milliseconds from 100 to 600000' }),

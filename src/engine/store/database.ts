@@ -318,14 +318,33 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   return db;
 }
 
+// What to do once a transaction of inTransaction has committed; dropped with it on rollback.
+const commitHooks = new WeakMap<Kysely<Database>, (() => void)[]>();
+
+/**
+ * Runs `fn` after the transaction `db` belongs to commits (never if it rolls
+ * back), or at once when `db` is not a transaction of inTransaction. For
+ * telling in-process listeners about what the commit made visible.
+ */
+export function afterCommit(db: Kysely<Database>, fn: () => void): void {
+  const hooks = commitHooks.get(db);
+  if (hooks) hooks.push(fn);
+  else fn();
+}
+
 /** One transaction per business fact: everything inside commits together or not at all. */
-export function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (tx) => {
+export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const hooks: (() => void)[] = [];
+  const result = await db.transaction().execute(async (tx) => {
     openTransactions.add(tx);
+    commitHooks.set(tx, hooks);
     try {
       return await work(tx);
     } finally {
       openTransactions.delete(tx);
+      commitHooks.delete(tx);
     }
   });
+  for (const hook of hooks) hook();
+  return result;
 }

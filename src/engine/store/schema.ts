@@ -86,6 +86,8 @@ export interface WorkTable {
   kind: string;
   tenant_id: string | null;
   ref: string | null;
+  /** `group|tenant|class`: claims go round-robin over lanes; the group's concurrency is bounded. */
+  lane: string | null;
   payload: string;
   due_at: string;
   attempts: number;

@@ -3,6 +3,7 @@ import { conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { inTransaction } from '../store/database.js';
 import { ecfView, type EcfView } from '../ecf/views.js';
+import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
 
 /**
@@ -26,7 +27,7 @@ export async function retryEcf(engine: Engine, tenantId: string, id: string): Pr
     const next = { ...row, status: 'signed', updated_at: now.toISOString() };
     await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
     await tx.deleteFrom('work').where('kind', '=', 'ecf.submit').where('ref', '=', row.id).execute();
-    await queueSubmission(tx, now, { id: row.id, tenantId }, { phase: 'send', unclear: row.status !== 'rejected' });
+    await queueSubmission(tx, now, { id: row.id, tenantId, environment: row.environment as Environment }, { phase: 'send', unclear: row.status !== 'rejected' });
     return ecfView(next);
   });
 }

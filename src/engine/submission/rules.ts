@@ -10,6 +10,20 @@ export const POLL_LADDER_MS = [2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 30
 /** Waits after transport failures (5xx, timeouts, connection errors); when they run out: failed. */
 export const TRANSPORT_LADDER_MS = [10_000, 30_000, 60_000, 300_000, 900_000, 1_800_000] as const;
 
+/**
+ * Waits after the authority answers 429 or 503 (overloaded; its behaviour
+ * under load is not documented, so both are "not now, nothing received").
+ * Each wait gets up to BUSY_JITTER of itself added at random, so items
+ * refused together do not all come back together. Past the last step a
+ * busy answer counts as a transport failure (TRANSPORT_LADDER_MS).
+ */
+export const BUSY_LADDER_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 60_000, 60_000, 60_000, 60_000] as const;
+export const BUSY_JITTER = 0.5;
+
+/** An answer that says the authority is overloaded rather than that something is wrong. */
+export const isBusy = (error: { readonly kind: string; readonly status: number | null }): boolean =>
+  error.kind === 'http' && (error.status === 429 || error.status === 503);
+
 /** Wait before resending the same XML after a transient rejection. */
 export const RESEND_DELAY_MS = 30_000;
 

@@ -8,13 +8,14 @@ import type { Environment } from '../schema-types.js';
 import { inTransaction, type Tx } from '../store/database.js';
 import type { EcfTable } from '../store/schema.js';
 import { complete, enqueue, reschedule, type WorkItem } from '../work/queue.js';
-import { RECORDED, type WorkOutcome } from '../work/run.js';
+import { laneOf, taxauthGroup } from '../work/lanes.js';
+import { RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
 import { clientFor } from '../taxauth/connection.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
 import { noteTransportFailure, noteTransportSuccess } from './contingency.js';
-import { FINAL_STATES, POLL_LADDER_MS, RESEND_DELAY_MS, STATUS_TEXT, TRANSIENT_REJECTION_CODES, TRANSPORT_LADDER_MS } from './rules.js';
+import { BUSY_JITTER, BUSY_LADDER_MS, FINAL_STATES, isBusy, POLL_LADDER_MS, RESEND_DELAY_MS, STATUS_TEXT, TRANSIENT_REJECTION_CODES, TRANSPORT_LADDER_MS } from './rules.js';
 
 export const SUBMIT_KIND = 'ecf.submit';
 
@@ -24,6 +25,8 @@ export interface SubmitState {
   readonly trackId?: string;
   readonly polls?: number;
   readonly transportFailures?: number;
+  /** 429 and 503 answers in a row: the authority is overloaded, not unreachable. */
+  readonly busyAnswers?: number;
   /**
    * The last send may have reached the authority without us hearing back
    * (timeout, dropped connection): ask what it has before sending again.
@@ -31,9 +34,17 @@ export interface SubmitState {
   readonly unclear?: boolean;
 }
 
+/**
+ * The lane of a submission: sends and status queries of a tenant are two
+ * lanes, so a backlog of sends never delays the verdicts of e-CF already
+ * sent; all of an environment's lanes share its concurrency bound.
+ */
+export const submissionLane = (environment: Environment, tenantId: string, phase: SubmitState['phase']): string =>
+  laneOf(taxauthGroup(environment), tenantId, phase);
+
 /** Queues the submission of an e-CF; call in the transaction that stores or re-queues it. */
-export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: string }, state: SubmitState = { phase: 'send' }) {
-  return enqueue(tx, now, { kind: SUBMIT_KIND, tenantId: ecf.tenantId, ref: ecf.id, payload: state });
+export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: string; environment: Environment }, state: SubmitState = { phase: 'send' }) {
+  return enqueue(tx, now, { kind: SUBMIT_KIND, tenantId: ecf.tenantId, ref: ecf.id, lane: submissionLane(ecf.environment, ecf.tenantId, state.phase), payload: state });
 }
 
 /** One token cache per process; tokens never leave the engine. */
@@ -150,7 +161,11 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       await inTransaction(engine.db, async (tx) => {
         const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
         await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted');
-        await reschedule(tx, now, item, owner, { dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]), payload: { phase: 'poll', trackId, polls: 0 } });
+        await reschedule(tx, now, item, owner, {
+          dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
+          payload: { phase: 'poll', trackId, polls: 0 },
+          lane: submissionLane(environment, row.tenant_id, 'poll'),
+        });
       });
       return RECORDED;
     }
@@ -161,7 +176,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       const polls = (state.polls ?? 0) + 1;
       const now = engine.clock.now();
       if (polls < POLL_LADDER_MS.length) {
-        await reschedule(engine.db, now, item, owner, { dueAt: new Date(now.getTime() + POLL_LADDER_MS[polls]!), payload: { ...state, polls } });
+        await reschedule(engine.db, now, item, owner, { dueAt: new Date(now.getTime() + POLL_LADDER_MS[polls]!), payload: { ...state, polls, busyAnswers: 0 } });
         return RECORDED;
       }
       await inTransaction(engine.db, async (tx) => {
@@ -224,7 +239,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
       const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
       await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null);
-      await reschedule(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' } });
+      await reschedule(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
       return;
     }
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
@@ -237,9 +252,21 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
 
 /** The authority could not be reached or did not answer: wait on the ladder, then fail. */
 async function transportFailure(engine: Engine, item: WorkItem, owner: string, row: Row, state: SubmitState, error: TaxauthError): Promise<WorkOutcome> {
+  const now = engine.clock.now();
+  if (isBusy(error) && (state.busyAnswers ?? 0) < BUSY_LADDER_MS.length) {
+    // The authority answered, and said "not now": nothing was received, so no unclear mark, and
+    // no step on the transport ladder that ends in failed. The pump halves its concurrency.
+    const busy = (state.busyAnswers ?? 0) + 1;
+    const wait = BUSY_LADDER_MS[busy - 1]!;
+    await reschedule(engine.db, now, item, owner, {
+      dueAt: new Date(now.getTime() + wait + Math.floor(Math.random() * wait * BUSY_JITTER)),
+      error: error.message,
+      payload: { ...state, busyAnswers: busy },
+    });
+    return RECORDED_BUSY;
+  }
   const failures = (state.transportFailures ?? 0) + 1;
   if (error.transient) await noteTransportFailure(engine);
-  const now = engine.clock.now();
   const message = { code: error.status ?? 0, value: error.message };
   if (error.transient && failures <= TRANSPORT_LADDER_MS.length) {
     // A send that timed out or lost its connection may have arrived: ask before sending again.

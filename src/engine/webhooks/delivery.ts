@@ -10,6 +10,9 @@ import { inTransaction, type Db } from '../store/database.js';
 import { claimedIds, forUpdate, onceInCluster } from '../store/locking.js';
 import type { WebhookDeliveriesTable } from '../store/schema.js';
 import { check } from '../validation.js';
+import { nextRung } from '../work/ladder.js';
+import { WEBHOOKS_GROUP } from '../work/lanes.js';
+import { pump, type WorkSource } from '../work/pump.js';
 import { leaseOwnerName } from '../work/queue.js';
 import type { Resolver } from './address-guard.js';
 import { endpointSecret, endpointView, loadEndpoint, sendPolicy, type EndpointRow, type GuardOptions } from './endpoints.js';
@@ -19,6 +22,8 @@ import {
   DISABLED_BY_FAILURES,
   DISABLE_AFTER_FAILURES,
   MAX_DELIVERY_ATTEMPTS,
+  PER_ENDPOINT_CONCURRENCY,
+  WEBHOOKS_CONCURRENCY,
 } from './rules.js';
 import {
   DeliveriesQuery,
@@ -180,16 +185,14 @@ export interface AttemptResult {
   readonly nextAttemptAt: string | null;
 }
 
-const DEFAULT_PER_ENDPOINT = 4;
-const DEFAULT_MAX_ENDPOINTS = 16;
 const DEFAULT_POLL_MS = 200;
 export const DELIVERY_LEASE_MS = 2 * 60_000;
 
-/** Endpoints that have deliveries due now and free, the most overdue first; those in `busy` left out. */
-async function endpointsWithDueWork(db: Db, now: Date, busy: readonly string[], limit: number): Promise<string[]> {
+/** Endpoints that have deliveries due now and free, the most overdue first. */
+async function endpointsWithDueWork(db: Db, now: Date, limit: number): Promise<string[]> {
   if (limit <= 0) return [];
   const at = now.toISOString();
-  let q = db
+  const rows = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .select('d.endpoint_id')
@@ -197,9 +200,11 @@ async function endpointsWithDueWork(db: Db, now: Date, busy: readonly string[], 
     .where('d.status', '=', 'pending')
     .where('d.next_attempt_at', '<=', at)
     .where('e.enabled', '=', 1)
-    .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', at)]));
-  if (busy.length > 0) q = q.where('d.endpoint_id', 'not in', busy);
-  const rows = await q.groupBy('d.endpoint_id').orderBy('due').limit(limit).execute();
+    .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', at)]))
+    .groupBy('d.endpoint_id')
+    .orderBy('due')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.endpoint_id);
 }
 
@@ -280,19 +285,22 @@ async function record(engine: Engine, delivery: DeliveryRow, owner: string, sent
       return { ...base, outcome: 'delivered', nextAttemptAt: null };
     }
     const dead = attempts >= MAX_DELIVERY_ATTEMPTS;
-    const next = dead ? at : new Date(now.getTime() + DELIVERY_LADDER_MS[attempts - 1]!).toISOString();
+    const next = dead ? at : nextRung(DELIVERY_LADDER_MS, attempts, now)!.toISOString();
     await tx
       .updateTable('webhook_deliveries')
       .set({ ...common, status: dead ? 'dead' : 'pending', last_error: sent.error, next_attempt_at: next })
       .where('id', '=', delivery.id)
       .execute();
+    // Only an enabled endpoint counts failures: attempts that were in flight when it was disabled
+    // end afterwards, and must not carry its count past the limit that disabled it.
     const endpoint = await tx
       .updateTable('webhook_endpoints')
       .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) }))
       .where('id', '=', delivery.endpoint_id)
-      .returning(['consecutive_failures', 'enabled'])
+      .where('enabled', '=', 1)
+      .returning(['consecutive_failures'])
       .executeTakeFirst();
-    if (endpoint && endpoint.enabled === 1 && endpoint.consecutive_failures >= DISABLE_AFTER_FAILURES) {
+    if (endpoint && endpoint.consecutive_failures >= DISABLE_AFTER_FAILURES) {
       await tx
         .updateTable('webhook_endpoints')
         .set({ enabled: 0, disabled_reason: DISABLED_BY_FAILURES, disabled_at: at, updated_at: at })
@@ -332,54 +340,50 @@ async function attempt(engine: Engine, delivery: DeliveryRow, owner: string, pol
 }
 
 /**
- * Delivers what is due. Each endpoint with due deliveries gets its own lane
- * (at most `maxEndpoints` at once) that claims a few of its deliveries,
- * attempts them concurrently and claims again until none is due; meanwhile
- * the run keeps looking for other endpoints with due work. A slow or failing
- * receiver therefore holds only its own lane. Returns when nothing is due and
- * no lane is busy (or the budget is spent and the lanes have finished).
+ * Webhook deliveries as a source of the work pump: a lane per endpoint with
+ * due deliveries, at most PER_ENDPOINT_CONCURRENCY attempts of one endpoint
+ * in flight, so a slow or failing receiver holds only its own lane.
+ */
+export function webhookSource(
+  engine: Engine,
+  options: Pick<DeliveryOptions, 'resolve' | 'timeoutMs' | 'perEndpoint' | 'leaseMs'> & { readonly owner: string; readonly onResult?: (result: AttemptResult) => void },
+): WorkSource<DeliveryRow> {
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
+  return {
+    name: 'webhooks',
+    perLane: options.perEndpoint ?? PER_ENDPOINT_CONCURRENCY,
+    async dueLanes(now, limit) {
+      return (await endpointsWithDueWork(engine.db, now, limit)).map((key) => ({ key, group: WEBHOOKS_GROUP }));
+    },
+    claim: (lane, now, limit) => claimDeliveries(engine.db, now, { endpointId: lane.key!, owner: options.owner, leaseMs, limit }),
+    async perform(delivery) {
+      // Settings are read for each attempt, so an operator's change applies to the next one.
+      const policy = await sendPolicy(engine, { resolve: options.resolve, timeoutMs: options.timeoutMs });
+      const result = await attempt(engine, delivery, options.owner, policy);
+      options.onResult?.(result);
+      return 'ok';
+    },
+  };
+}
+
+/**
+ * Delivers what is due, through the work pump (one lane per endpoint), and
+ * returns when nothing is due and nothing is in flight, or when the budget
+ * is spent and the attempts in flight have ended.
  */
 export async function deliverDueWebhooks(engine: Engine, options: DeliveryOptions = {}): Promise<AttemptResult[]> {
-  const owner = options.owner ?? leaseOwnerName('webhooks');
-  const perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
-  const maxEndpoints = options.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
-  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
-  const started = Date.now();
-  const inBudget = () => options.budgetMs === undefined || Date.now() - started < options.budgetMs;
   const results: AttemptResult[] = [];
-  const lanes = new Map<string, Promise<void>>();
-
-  const lane = async (endpointId: string) => {
-    while (inBudget()) {
-      // Settings are read before claiming, so an operator's change applies from the next batch.
-      const policy = await sendPolicy(engine, { resolve: options.resolve, timeoutMs: options.timeoutMs });
-      const claimed = await claimDeliveries(engine.db, engine.clock.now(), { endpointId, owner, leaseMs, limit: perEndpoint });
-      if (claimed.length === 0) return;
-      const outcomes = await Promise.allSettled(claimed.map((d) => attempt(engine, d, owner, policy)));
-      for (const o of outcomes) if (o.status === 'fulfilled') results.push(o.value);
-      // A failure to record (store unavailable) leaves the lease to expire; the delivery is claimed again later.
-      if (outcomes.some((o) => o.status === 'rejected')) return;
-    }
-  };
-
-  for (;;) {
-    if (inBudget() && lanes.size < maxEndpoints) {
-      const due = await endpointsWithDueWork(engine.db, engine.clock.now(), [...lanes.keys()], maxEndpoints - lanes.size);
-      for (const id of due) {
-        lanes.set(
-          id,
-          lane(id)
-            .catch(() => undefined)
-            .finally(() => lanes.delete(id)),
-        );
-      }
-    }
-    if (lanes.size === 0) break;
-    let timer: NodeJS.Timeout | undefined;
-    const tick = new Promise<void>((resolve) => (timer = setTimeout(resolve, pollMs)));
-    await Promise.race([...lanes.values(), tick]);
-    clearTimeout(timer);
-  }
+  const perEndpoint = options.perEndpoint ?? PER_ENDPOINT_CONCURRENCY;
+  const bound = options.maxEndpoints === undefined ? WEBHOOKS_CONCURRENCY : options.maxEndpoints * perEndpoint;
+  const budget = options.budgetMs === undefined ? undefined : AbortSignal.timeout(options.budgetMs);
+  await pump({
+    sources: [webhookSource(engine, { ...options, owner: options.owner ?? leaseOwnerName('webhooks'), onResult: (r) => results.push(r) })],
+    now: () => engine.clock.now(),
+    bounds: async () => () => bound,
+    pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+    refreshMs: options.pollMs ?? DEFAULT_POLL_MS,
+    signal: budget,
+    untilIdle: true,
+  });
   return results;
 }

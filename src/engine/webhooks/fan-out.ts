@@ -1,6 +1,7 @@
 import { categoryOf, type EventType } from '../events/catalogue.js';
 import { newId } from '../ids.js';
 import type { Tx } from '../store/database.js';
+import { announceWork } from '../work/queue.js';
 
 /** Whether a subscription entry (exact type, `category.*` or `*`) covers an event type. */
 export function entryMatches(entry: string, type: EventType): boolean {
@@ -42,5 +43,6 @@ export async function fanOut(tx: Tx, now: Date, tenantId: string, eventId: strin
     )
     .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
     .execute();
+  await announceWork(tx);
   return matching.length;
 }

@@ -1,8 +1,12 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../store/database.js';
+import type { Kysely } from 'kysely';
+import { afterCommit, type Db } from '../store/database.js';
+import { dialectOf } from '../store/dialect.js';
 import { claimedIds } from '../store/locking.js';
+import type { Database } from '../store/schema.js';
+import { ringWorkBell } from './bell.js';
 import type { WorkTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import { newId } from '../ids.js';
@@ -20,6 +24,7 @@ export interface WorkItem<P = unknown> {
   readonly kind: string;
   readonly tenantId: string | null;
   readonly ref: string | null;
+  readonly lane: string | null;
   readonly payload: P;
   readonly dueAt: string;
   /** Claims so far, this one included. */
@@ -34,8 +39,23 @@ export interface EnqueueInput {
   readonly tenantId?: string | null;
   /** What the work is about; one pending item per (kind, ref). */
   readonly ref?: string | null;
+  /** Its lane (work/lanes.ts); absent, the default one. */
+  readonly lane?: string | null;
   readonly payload?: unknown;
   readonly dueAt?: Date;
+}
+
+/** The PostgreSQL channel on which commits of new work wake the other engine processes. */
+export const WORK_CHANNEL = 'ecf_work';
+
+/**
+ * Tells the pumps that new work is there once `db`'s transaction commits:
+ * this thread's at once, and on PostgreSQL every process listening on
+ * WORK_CHANNEL (a NOTIFY is delivered at commit, and never on rollback).
+ */
+export async function announceWork(db: Kysely<Database>): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_notify(${WORK_CHANNEL}, '')`.execute(db);
+  afterCommit(db, ringWorkBell);
 }
 
 /** A name for this process's claims; distinct per process and per call site. */
@@ -48,6 +68,7 @@ function toItem(row: Selectable<WorkTable>): WorkItem {
     kind: row.kind,
     tenantId: row.tenant_id,
     ref: row.ref,
+    lane: row.lane,
     payload: JSON.parse(row.payload) as unknown,
     dueAt: row.due_at,
     attempts: row.attempts,
@@ -63,10 +84,10 @@ function toItem(row: Selectable<WorkTable>): WorkItem {
  * is returned.
  */
 const insertWork = prepared(
-  (db, p: { id: string; kind: string; tenantId: string | null; ref: string | null; payload: string; dueAt: string; stamp: string }) =>
+  (db, p: { id: string; kind: string; tenantId: string | null; ref: string | null; lane: string | null; payload: string; dueAt: string; stamp: string }) =>
     db
       .insertInto('work')
-      .values({ id: p.id, kind: p.kind, tenant_id: p.tenantId, ref: p.ref, payload: p.payload, due_at: p.dueAt, attempts: 0, created_at: p.stamp, updated_at: p.stamp })
+      .values({ id: p.id, kind: p.kind, tenant_id: p.tenantId, ref: p.ref, lane: p.lane, payload: p.payload, due_at: p.dueAt, attempts: 0, created_at: p.stamp, updated_at: p.stamp })
       .onConflict((oc) => oc.columns(['kind', 'ref']).doNothing())
       .returning('id'),
 );
@@ -79,11 +100,15 @@ export async function enqueue(db: Db, now: Date, input: EnqueueInput): Promise<s
     kind: input.kind,
     tenantId: input.tenantId ?? null,
     ref: input.ref ?? null,
+    lane: input.lane ?? null,
     payload: JSON.stringify(input.payload ?? null),
     dueAt: (input.dueAt ?? now).toISOString(),
     stamp,
   });
-  if (inserted) return inserted.id;
+  if (inserted) {
+    if (!input.dueAt || input.dueAt.getTime() <= now.getTime()) await announceWork(db);
+    return inserted.id;
+  }
   const existing = await db
     .selectFrom('work')
     .select('id')
@@ -167,7 +192,7 @@ export async function reschedule(
   now: Date,
   item: WorkItem,
   owner: string,
-  next: { dueAt: Date; error?: string | null; payload?: unknown },
+  next: { dueAt: Date; error?: string | null; payload?: unknown; lane?: string | null },
 ): Promise<boolean> {
   const r = await db
     .updateTable('work')
@@ -178,11 +203,68 @@ export async function reschedule(
       last_error: next.error ?? null,
       updated_at: now.toISOString(),
       ...(next.payload === undefined ? {} : { payload: JSON.stringify(next.payload) }),
+      ...(next.lane === undefined ? {} : { lane: next.lane }),
     })
     .where('id', '=', item.id)
     .where('lease_owner', '=', owner)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
+}
+
+const leaseFree = (at: string) => (w: any) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]);
+
+/**
+ * The lanes that have work of these kinds due now and free, the most overdue
+ * first. A GROUP BY over the lane-and-due index: the rows themselves are not
+ * read, so a backlog of a hundred thousand costs one index scan, not memory.
+ */
+export async function dueLanes(db: Db, now: Date, kinds: readonly string[], limit: number): Promise<(string | null)[]> {
+  if (kinds.length === 0 || limit <= 0) return [];
+  const at = now.toISOString();
+  const rows = await db
+    .selectFrom('work')
+    .select('lane')
+    .select((eb) => eb.fn.min('due_at').as('due'))
+    .where('kind', 'in', kinds)
+    .where('due_at', '<=', at)
+    .where(leaseFree(at))
+    .groupBy('lane')
+    .orderBy('due')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.lane);
+}
+
+/** As claim, for the items of one lane only (null: those without a lane). */
+export async function claimLane(db: Db, now: Date, lane: string | null, options: ClaimOptions): Promise<WorkItem[]> {
+  if (options.kinds.length === 0 || options.limit <= 0) return [];
+  const at = now.toISOString();
+  const rows = await db
+    .updateTable('work')
+    .set({
+      lease_owner: options.owner,
+      lease_expires_at: new Date(now.getTime() + options.leaseMs).toISOString(),
+      attempts: sql<number>`attempts + 1`,
+      updated_at: at,
+    })
+    .where(
+      claimedIds(
+        db,
+        db
+          .selectFrom('work')
+          .select('id')
+          .where('lane', lane === null ? 'is' : '=', lane)
+          .where('kind', 'in', options.kinds)
+          .where('due_at', '<=', at)
+          .where(leaseFree(at))
+          .orderBy('due_at')
+          .limit(options.limit),
+      ),
+    )
+    .where(leaseFree(at))
+    .returningAll()
+    .execute();
+  return rows.map(toItem).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
 }
 
 export async function pendingWork(db: Db, kind?: string): Promise<WorkItem[]> {

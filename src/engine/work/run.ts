@@ -1,13 +1,20 @@
 import type { Engine } from '../engine.js';
-import { claim, complete, reschedule, type WorkItem } from './queue.js';
+import { groupOf } from './lanes.js';
+import type { Feedback, WorkSource } from './pump.js';
+import { claim, claimLane, complete, dueLanes, reschedule, type WorkItem } from './queue.js';
 
 /**
  * What a handler decides about one item: finished, try again later, or
  * `recorded` when the handler already completed or rescheduled the item in
  * the transaction that recorded its result (so both happen or neither).
  */
-export type WorkOutcome = { readonly done: true } | { readonly retryAt: Date; readonly error: string } | { readonly recorded: true };
+export type WorkOutcome =
+  | { readonly done: true }
+  | { readonly retryAt: Date; readonly error: string; readonly busy?: boolean }
+  | { readonly recorded: true; readonly busy?: boolean };
 export const RECORDED: WorkOutcome = { recorded: true };
+/** Recorded, and the far side said it is overloaded (429, 503): the pump slows down. */
+export const RECORDED_BUSY: WorkOutcome = { recorded: true, busy: true };
 
 /**
  * Performs one claimed item. Runs outside any transaction (it may talk to the
@@ -49,23 +56,54 @@ export async function runDueWork(engine: Engine, options: RunOptions): Promise<I
   });
   const results: ItemResult[] = [];
   for (const item of items) {
-    let outcome: WorkOutcome;
-    try {
-      outcome = await options.handlers[item.kind]!(engine, item);
-    } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      outcome = { retryAt: new Date(engine.clock.now().getTime() + CRASH_RETRY_MS), error };
-    }
-    const now = engine.clock.now();
-    if ('recorded' in outcome) {
-      results.push({ id: item.id, kind: item.kind, result: 'recorded' });
-    } else if ('done' in outcome) {
-      const kept = await complete(engine.db, item, options.owner);
-      results.push({ id: item.id, kind: item.kind, result: kept ? 'done' : 'lease_lost' });
-    } else {
-      const kept = await reschedule(engine.db, now, item, options.owner, { dueAt: outcome.retryAt, error: outcome.error });
-      results.push({ id: item.id, kind: item.kind, result: kept ? 'rescheduled' : 'lease_lost', error: outcome.error });
-    }
+    const { busy: _busy, ...result } = await performItem(engine, item, options.owner, options.handlers);
+    results.push(result);
   }
   return results;
+}
+
+/** Performs one claimed item with its kind's handler and records the outcome the handler did not record itself. */
+export async function performItem(
+  engine: Engine,
+  item: WorkItem,
+  owner: string,
+  handlers: Readonly<Record<string, WorkHandler>>,
+): Promise<ItemResult & { readonly busy: boolean }> {
+  let outcome: WorkOutcome;
+  try {
+    outcome = await handlers[item.kind]!(engine, item);
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    outcome = { retryAt: new Date(engine.clock.now().getTime() + CRASH_RETRY_MS), error };
+  }
+  const busy = 'busy' in outcome && outcome.busy === true;
+  const now = engine.clock.now();
+  if ('recorded' in outcome) return { id: item.id, kind: item.kind, result: 'recorded', busy };
+  if ('done' in outcome) {
+    const kept = await complete(engine.db, item, owner);
+    return { id: item.id, kind: item.kind, result: kept ? 'done' : 'lease_lost', busy };
+  }
+  const kept = await reschedule(engine.db, now, item, owner, { dueAt: outcome.retryAt, error: outcome.error });
+  return { id: item.id, kind: item.kind, result: kept ? 'rescheduled' : 'lease_lost', error: outcome.error, busy };
+}
+
+/**
+ * The work table as a source of the pump: lanes from its `lane` column,
+ * claims by lane, each item performed by its kind's handler.
+ */
+export function workTableSource(engine: Engine, options: RunOptions & { readonly onResult?: (result: ItemResult) => void }): WorkSource<WorkItem> {
+  const kinds = Object.keys(options.handlers);
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  return {
+    name: 'work',
+    async dueLanes(now, limit) {
+      return (await dueLanes(engine.db, now, kinds, limit)).map((key) => ({ key, group: groupOf(key) }));
+    },
+    claim: (lane, now, limit) => claimLane(engine.db, now, lane.key, { kinds, owner: options.owner, leaseMs, limit }),
+    async perform(item): Promise<Feedback> {
+      const { busy, ...result } = await performItem(engine, item, options.owner, options.handlers);
+      options.onResult?.(result);
+      return busy ? 'busy' : 'ok';
+    },
+  };
 }

@@ -11,6 +11,7 @@ import * as limits from './0009-limits.js';
 import * as reception from './0010-reception.js';
 import * as searchIndexes from './0011-search-indexes.js';
 import * as sealedSecrets from './0012-sealed-secrets.js';
+import * as workLanes from './0013-work-lanes.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010-reception': reception,
   '0011-search-indexes': searchIndexes,
   '0012-sealed-secrets': sealedSecrets,
+  '0013-work-lanes': workLanes,
 };
