@@ -4,7 +4,10 @@
 // (consultaestado) are queried (timed). The sandbox checks every document as the authority does
 // (file name, XSD, signature, security code, sequence rules), so a received e-CF costs at least one
 // RSA-2048 public-key verification: the run prints documents per second ÷ raw RSA-2048 verifies
-// per second (node:crypto), and the time per document. No pass/fail.
+// per second (node:crypto), and the time per document. Then the checks alone on one document, in
+// this process without HTTP: the sandbox's (one parse, signature.ts) and, for comparison, the way
+// they were made before issue 23 (the engine receiver's xml-crypto checkSignature, which parses the
+// document again and walks it with XPath, and one tree walk per fact). No pass/fail.
 // Environment: BENCH_N (default 500), BENCH_C (in flight, default 8).
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +22,9 @@ import { openEngine } from '../src/engine/engine.js';
 import { signingKey } from '../src/engine/signing/xmldsig.js';
 import { TaxauthClient } from '../src/engine/taxauth/client.js';
 import { TokenCache } from '../src/engine/taxauth/token-cache.js';
+import { verifySignature as engineVerify } from '../src/engine/signing/verify.js';
+import { validateAgainstSchema } from '../src/engine/xml/xsd.js';
+import { parseXml, textOf, textsOf, verifySignature } from '../src/sandbox/verify.js';
 import { setSetting } from '../src/engine/settings/settings.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { issuer, payload } from './documents.js';
@@ -97,11 +103,26 @@ const signedInfoSized = Buffer.alloc(800, 'a');
 const signature = sign('sha256', signedInfoSized, privateKey);
 const rawVerify = rate(() => verify('sha256', signedInfoSized, publicKey, signature));
 
+// ---- the checks alone, on one document
+const sample = docs[0]!.xml.toString('utf8');
+const at = clock.now();
+const FACTS = ['MontoTotal', 'TotalITBIS', 'FechaEmision', 'FechaHoraFirma', 'RNCComprador', 'IdentificadorExtranjero', 'CodigoSeguridadeCF', 'RNCEmisor', 'eNCF'] as const;
+const checks = (verifyOne: typeof verifySignature, facts: (root: Parameters<typeof textsOf>[0]) => unknown) => () => {
+  const parsed = parseXml(sample);
+  if (!parsed.ok || !validateAgainstSchema('ecf31', sample).valid || !verifyOne(sample, parsed, at).ok) throw new Error('the sample does not pass');
+  facts(parsed.root);
+};
+const checksNow = rate(checks(verifySignature, (root) => textsOf(root, FACTS)), 3, 400);
+const checksBefore = rate(checks(engineVerify, (root) => FACTS.map((n) => textOf(root, n))), 3, 400);
+
 const perSecond = N / seconds;
 const fmt = (n: number) => n.toFixed(0).padStart(7);
+const ratio = (n: number) => (n / rawVerify).toFixed(4);
 console.log(`N = ${N} e-CF 31 (${docs[0]!.xml.length} bytes signed), ${C} requests in flight, sandbox and client in this process`);
 console.log(`raw RSA-2048 verify                      ${fmt(rawVerify)} /s`);
 console.log(
-  `sandbox reception + result + status      ${fmt(perSecond)} docs/s   ratio to raw verify ${(perSecond / rawVerify).toFixed(3)}` +
+  `sandbox reception + result + status      ${fmt(perSecond)} docs/s   ratio to raw verify ${ratio(perSecond)}` +
     `   (${((seconds * 1000) / N).toFixed(2)} ms/doc wall, ${((cpu.user + cpu.system) / 1000 / N).toFixed(2)} ms/doc CPU; receptions ${(((sent - start) / N)).toFixed(2)} ms/doc)`,
 );
+console.log(`sandbox checks alone, now                ${fmt(checksNow)} docs/s   ratio to raw verify ${ratio(checksNow)}   (${(1000 / checksNow).toFixed(2)} ms/doc: parse, XSD, signature, facts)`);
+console.log(`sandbox checks alone, as before issue 23 ${fmt(checksBefore)} docs/s   ratio to raw verify ${ratio(checksBefore)}   (${(1000 / checksBefore).toFixed(2)} ms/doc)`);

@@ -84,7 +84,12 @@ export const ScriptSchema = Type.Object(
 );
 export type SandboxScript = Static<typeof ScriptSchema>;
 
-/** Changes the latency and limits (load.ts); the answer holds the settings now in force. */
+/**
+ * Changes the latency and limits (load.ts), e.g.
+ * `{"load": {"latency": {"all": {"delayMs": 300, "jitterMs": 50}, "rfce": {"delayMs": 100}}, "maxInFlight": 64, "overloadStatus": "429"}}`:
+ * what is given replaces what is in force, `maxInFlight: null` lifts the cap.
+ * The answer holds the settings now in force; `reset` keeps them.
+ */
 export const LoadCommandSchema = Type.Object({ load: LoadSchema }, { additionalProperties: false });
 
 /** The body of POST /_sandbox/script: a script, one of the switches, or the load. */
