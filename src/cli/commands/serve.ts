@@ -6,6 +6,7 @@ import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
 import { describeWatchResult } from './watch.js';
 import { onWorkBell } from '../../engine/work/bell.js';
+import { sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
 
 export default class Serve extends EcfCommand {
   static override description =
@@ -20,6 +21,8 @@ export default class Serve extends EcfCommand {
     watch: Flags.string({ description: 'Also issue the *.json files dropped into DIR/inbox, as `ecf watch DIR` does', helpValue: 'DIR' }),
     'watch-tenant': Flags.string({ description: 'Tenant id or RNC the dropped files are issued for (may be left out with one tenant)' }),
     'watch-follow': Flags.boolean({ description: "Rewrite the result JSON in DIR/done as the authority's verdict arrives", default: false }),
+    // The built-in sandbox's latency and limits, as `ecf sandbox` takes them (with --sandbox only).
+    ...sandboxLoadFlags,
   };
 
   async run() {
@@ -30,7 +33,9 @@ export default class Serve extends EcfCommand {
       import('../../jobs/scheduler.js'),
       import('../../sandbox/index.js'),
     ]);
-    const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0 }) : undefined;
+    const load = sandboxLoadFromFlags(flags);
+    if (load && !flags.sandbox) this.error('The sandbox load flags (--latency, --max-in-flight, …) need --sandbox.', { exit: 2 });
+    const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0, ...(load && { load }) }) : undefined;
     // Read by the authority client here and in the job workers, which start after this.
     if (sandbox) process.env.ECF_TAXAUTH_SANDBOX_URL = sandbox.url;
     const engine = await this.engine(flags, { backgroundCheckpoints: true });
