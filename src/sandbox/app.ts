@@ -61,6 +61,13 @@ export interface SandboxOptions {
   readonly delay?: SandboxDelay;
   /** The jitter's source of numbers in [0, 1); Math.random by default. */
   readonly random?: () => number;
+  /**
+   * How many of the newest e-CF and RFCE received keep their XML in memory
+   * (1,000 by default); older ones keep their verdict and facts, and their
+   * `xml` becomes ''. At ~10–20 KB a document, keeping them all would make a
+   * long drain through an in-process sandbox grow by gigabytes.
+   */
+  readonly keepXml?: number;
 }
 
 export interface SandboxVerdict {
@@ -80,6 +87,7 @@ export interface SandboxSubmission {
   readonly rnc: string;
   readonly encf: string;
   readonly fileName: string;
+  /** As received; '' once older than the newest `keepXml` documents (SandboxOptions). */
   readonly xml: string;
   readonly receivedAt: Date;
   readonly verdict: SandboxVerdict;
@@ -202,6 +210,7 @@ const TOKEN_LIFETIME_MS = 3_600_000;
 const MAX_SEEDS = 10_000;
 const MAX_TOKENS = 1_000;
 const DEFAULT_HANG_MS = 60_000;
+const DEFAULT_KEEP_XML = 1_000;
 const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 const CONSUMER_SUMMARY_LIMIT = 250_000;
 const FILE_NAME = /^(\d{9}|\d{11})(E\d{12})\.xml$/i;
@@ -223,8 +232,9 @@ interface TokenRecord {
   readonly expiresAt: number;
   revoked: boolean;
 }
-interface MutableSubmission extends Omit<SandboxSubmission, 'queriesInProcess'> {
+interface MutableSubmission extends Omit<SandboxSubmission, 'queriesInProcess' | 'xml'> {
   queriesInProcess: number;
+  xml: string;
 }
 
 interface State {
@@ -273,6 +283,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   const now = (): Date => options.clock?.now() ?? options.now?.() ?? new Date();
   let state = freshState();
   const hangs = new Set<() => void>();
+  const keepXml = Math.max(0, options.keepXml ?? DEFAULT_KEEP_XML);
   const gate = new LoadGate(options.load ? checkedLoad(NO_LOAD, options.load, 'load') : NO_LOAD, options.random);
   /** The default wait: a timer that the sandbox's close ends early, so closing never waits for latencies. */
   const wait: SandboxDelay =
@@ -461,7 +472,6 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     else if ('unreachable' in body) control.setUnreachable(body.unreachable, body.forMs);
     else if ('revokeTokens' in body) return { revoked: control.revokeTokens() };
     else if ('clearScripts' in body) control.clearScripts();
-    else if ('load' in body) return { ok: true, load: control.setLoad(body.load) };
     else control.reset();
     return { ok: true };
   });
@@ -780,6 +790,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       facts: judged.facts,
     };
     state.submissions.push(submission);
+    const released = state.submissions[state.submissions.length - 1 - keepXml];
+    if (released) released.xml = '';
     if (submission.trackId) state.byTrackId.set(submission.trackId, submission);
     const key = usedKey(environment, rnc, encf);
     const same = state.byEncf.get(key);
@@ -818,13 +830,13 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     if (!signature.ok) return refuse(SANDBOX_CODES.signature, `La firma digital del XML no es válida: ${signature.reason}`);
     const t = textsOf(parsed.root, FACT_ELEMENTS);
     facts = {
-      totalAmount: t.MontoTotal,
-      totalItbis: t.TotalITBIS,
-      issuedOn: t.FechaEmision,
-      signedAt: t.FechaHoraFirma,
-      buyerRnc: t.RNCComprador,
-      foreignId: t.IdentificadorExtranjero,
-      securityCode: kind === 'rfce' ? t.CodigoSeguridadeCF : signature.signatureValue.slice(0, 6),
+      totalAmount: own(t.MontoTotal),
+      totalItbis: own(t.TotalITBIS),
+      issuedOn: own(t.FechaEmision),
+      signedAt: own(t.FechaHoraFirma),
+      buyerRnc: own(t.RNCComprador),
+      foreignId: own(t.IdentificadorExtranjero),
+      securityCode: own(kind === 'rfce' ? t.CodigoSeguridadeCF : signature.signatureValue.slice(0, 6)),
     };
     if (t.RNCEmisor !== rnc || t.eNCF !== encf) {
       return refuse(SANDBOX_CODES.nameMismatch, 'El nombre del archivo no corresponde al RNCEmisor y eNCF del documento.');
@@ -998,6 +1010,12 @@ const NO_FACTS: DocumentFacts = {
 /** What judge reads of an e-CF or RFCE, in one walk. */
 const FACT_ELEMENTS = ['MontoTotal', 'TotalITBIS', 'FechaEmision', 'FechaHoraFirma', 'RNCComprador', 'IdentificadorExtranjero', 'CodigoSeguridadeCF', 'RNCEmisor', 'eNCF'] as const;
 
+/**
+ * A copy of `text` that holds nothing else: the parser's strings are slices
+ * of the whole document, which a kept fact would otherwise keep alive.
+ */
+const own = (text: string | null): string | null => (text === null ? null : Buffer.from(text, 'utf8').toString('utf8'));
+
 const usedKey = (environment: string, rnc: string, encf: string) => `${environment}|${rnc}|${encf}`;
 
 /** anularrango's codigo for "Satisfactorio" (NOTES §4.8). */
@@ -1006,10 +1024,13 @@ const ANNULLED = '15';
 const isFinal = (o: SandboxOutcome): o is FinalOutcome =>
   o.kind === 'accept' || o.kind === 'reject' || o.kind === 'conditional' || o.kind === 'transientReject';
 
+/** One object for every plain acceptance: a drain of many documents keeps one verdict each. */
+const ACCEPTED: SandboxVerdict = Object.freeze({ code: 1, status: STATUS[1], sequenceUsed: true, messages: Object.freeze([]) as readonly SandboxMessage[] });
+
 function verdictOf(outcome: FinalOutcome): SandboxVerdict {
   switch (outcome.kind) {
     case 'accept':
-      return { code: 1, status: STATUS[1], sequenceUsed: true, messages: [] };
+      return ACCEPTED;
     case 'conditional':
       return {
         code: 4,
