@@ -7,7 +7,7 @@ import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
 import { isPostgresUrl, type StoreDialect } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
-import { newRestartSignal, startCheckpointer } from './store/checkpointer.js';
+import { newRestartSignal, startCheckpointer, type RestartSignal } from './store/checkpointer.js';
 
 /** What every engine function works against: the store and the clock. */
 export interface Engine {
@@ -16,6 +16,8 @@ export interface Engine {
   readonly dialect: StoreDialect;
   /** The PostgreSQL URL the store was opened with (LISTEN needs a connection of its own); absent for SQLite. */
   readonly databaseUrl?: string;
+  /** Set when a checkpointer thread looks after the SQLite WAL: what other threads' engines pass as `checkpointedBy`. */
+  readonly restartSignal?: RestartSignal;
   readonly clock: Clock;
   /** Where the secret-store key and, with SQLite, the database live. */
   readonly dataDir: string;
@@ -32,6 +34,13 @@ export interface OpenEngineOptions {
    * its own instead of inside whichever commit crosses the threshold.
    */
   readonly backgroundCheckpoints?: boolean;
+  /**
+   * Another thread of this process checkpoints the WAL (the server's
+   * checkpointer, whose engine holds this signal): this connection never
+   * checkpoints inside a commit, and lets that thread's restarts in. For
+   * the server's job threads.
+   */
+  readonly checkpointedBy?: RestartSignal;
   /**
    * `postgres://...` puts the store in PostgreSQL, shared by every engine
    * process pointed at it. Absent, ECF_DATABASE_URL, then the data
@@ -59,14 +68,15 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   const url = databaseUrlOf(options);
   const file = join(options.dataDir, DATABASE_FILE);
   let db: Db;
-  const restartSignal = options.backgroundCheckpoints && !url ? newRestartSignal() : undefined;
+  const ownCheckpointer = options.backgroundCheckpoints && !url && !options.checkpointedBy;
+  const restartSignal = url ? undefined : (options.checkpointedBy ?? (ownCheckpointer ? newRestartSignal() : undefined));
   if (url) {
     // Loaded only for PostgreSQL: the driver adds about 60 ms to every start of the CLI.
     const { ensurePostgresDatabase, openPostgres } = await import('./store/postgres.js');
     await ensurePostgresDatabase(url);
     db = openPostgres(url);
   } else {
-    db = openDatabase(file, { autoCheckpoint: !options.backgroundCheckpoints, restartSignal });
+    db = openDatabase(file, { autoCheckpoint: restartSignal === undefined, restartSignal });
   }
   if (options.migrate !== false) {
     try {
@@ -76,11 +86,12 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       throw e;
     }
   }
-  const checkpointer = restartSignal ? startCheckpointer(file, restartSignal) : undefined;
+  const checkpointer = ownCheckpointer && restartSignal ? startCheckpointer(file, restartSignal) : undefined;
   return {
     db,
     dialect: url ? 'postgres' : 'sqlite',
     ...(url && { databaseUrl: url }),
+    ...(restartSignal && { restartSignal }),
     clock: options.clock ?? systemClock,
     dataDir: options.dataDir,
     close: async () => {

@@ -3,6 +3,8 @@ import { openEngine, type Engine } from '../engine/engine.js';
 
 export interface JobData {
   readonly dataDir: string;
+  /** The server's WAL checkpointer signal: job threads leave checkpoints to it (OpenEngineOptions.checkpointedBy). */
+  readonly checkpointedBy?: Int32Array;
 }
 
 /**
@@ -11,8 +13,8 @@ export interface JobData {
  * clock; the work itself is an engine function.
  */
 export async function runJob(name: string, work: (engine: Engine) => Promise<unknown>): Promise<void> {
-  const { dataDir } = workerData as JobData;
-  const engine = await openEngine({ dataDir, migrate: false });
+  const { dataDir, checkpointedBy } = workerData as JobData;
+  const engine = await openEngine({ dataDir, migrate: false, ...(checkpointedBy && { checkpointedBy }) });
   try {
     const summary = await work(engine);
     parentPort?.postMessage({ job: name, summary });

@@ -10,6 +10,8 @@ export interface JobSpec {
   readonly path: string;
   /** ms, or a bree interval string ('5s', 'every day at 6:00 am'). */
   readonly interval: number | string;
+  /** The first run comes this long after the start; absent or 0, at once. */
+  readonly firstRunAfterMs?: number;
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -18,30 +20,35 @@ const ext = extname(fileURLToPath(import.meta.url));
 
 export const jobFile = (name: string): string => join(here, `${name}${ext}`);
 
-/** The appliance's jobs. Later issues add the authority poller, notices, alerts. */
+/**
+ * The appliance's periodic jobs. Each runs in a worker thread of its own,
+ * which costs the engine's module graph (about 50 MB) while it runs; their
+ * first runs are spread 10 s apart, and as every interval is a multiple of
+ * 15 minutes they stay apart, so at most one is alive at a time. Submission
+ * and deliveries are not here: `ecf serve` runs them continuously
+ * (engine/work/background.ts).
+ */
 export const DEFAULT_JOBS: readonly JobSpec[] = [
-  // Runs until the scheduler stops; the interval only starts it again if it ever ends.
-  { name: 'work', path: jobFile('work'), interval: '5s' },
-  { name: 'webhook-purge', path: jobFile('webhook-purge'), interval: '6h' },
+  { name: 'webhook-purge', path: jobFile('webhook-purge'), interval: '6h', firstRunAfterMs: 10_000 },
   // Notices are idempotent, so running more often than daily only makes them timelier.
-  { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h' },
-  { name: 'sequence-notices', path: jobFile('sequence-notices'), interval: '6h' },
+  { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h', firstRunAfterMs: 20_000 },
+  { name: 'sequence-notices', path: jobFile('sequence-notices'), interval: '6h', firstRunAfterMs: 30_000 },
   // The contract evaluates alerts every 15 minutes.
-  { name: 'alerts', path: jobFile('alerts'), interval: '15m' },
+  { name: 'alerts', path: jobFile('alerts'), interval: '15m', firstRunAfterMs: 40_000 },
   // Billing periods close within 15 minutes of the month's end (Dominican time).
-  { name: 'usage', path: jobFile('usage'), interval: '15m' },
+  { name: 'usage', path: jobFile('usage'), interval: '15m', firstRunAfterMs: 50_000 },
 ];
 
 export interface SchedulerOptions {
   readonly dataDir: string;
+  /** The serving engine's checkpointer signal (Engine.restartSignal), shared with the job threads. */
+  readonly checkpointedBy?: Int32Array;
   readonly jobs?: readonly JobSpec[];
   readonly onMessage?: (job: string, message: unknown) => void;
   readonly onError?: (job: string, error: unknown) => void;
 }
 
 export interface Scheduler {
-  /** Tells a running job to look for work now (the work job's pump), or starts it if it is not running. */
-  wake(name: string): void;
   stop(): Promise<void>;
 }
 
@@ -54,10 +61,10 @@ class JobBree extends Bree {
   };
 }
 
-/** Starts bree with each job on its interval; every job runs once at start. */
+/** Starts bree with each job on its interval, the first run at start or after the job's firstRunAfterMs. */
 export async function startScheduler(options: SchedulerOptions): Promise<Scheduler> {
   const jobs = options.jobs ?? DEFAULT_JOBS;
-  const workerData: JobData = { dataDir: options.dataDir };
+  const workerData: JobData = { dataDir: options.dataDir, ...(options.checkpointedBy && { checkpointedBy: options.checkpointedBy }) };
   const bree = new JobBree({
     root: false,
     logger: false,
@@ -67,15 +74,15 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       name: j.name,
       path: j.path,
       interval: j.interval,
-      timeout: 0,
+      timeout: j.firstRunAfterMs ?? 0,
       worker: { workerData },
     })),
     workerMessageHandler: (m: { name: string; message: unknown }) => options.onMessage?.(m.name, m.message),
     errorHandler: (error: unknown, meta: { name?: string }) => options.onError?.(meta?.name ?? '?', error),
   });
-  // bree.start() returns before every job's worker exists, and a stop in that gap would miss the
-  // worker that appears after it (a long-running job would then never be told to stop).
-  const pending = new Set(jobs.map((j) => j.name));
+  // bree.start() returns before the workers of the jobs that run at once exist; a stop in that
+  // gap would miss a worker that appears after it and then wait for it without telling it to stop.
+  const pending = new Set(jobs.filter((j) => !j.firstRunAfterMs).map((j) => j.name));
   const allCreated = new Promise<void>((resolve) => {
     const created = (name: string) => {
       pending.delete(name);
@@ -89,17 +96,5 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   });
   await bree.start();
   await allCreated;
-  let stopping = false;
-  return {
-    wake: (name) => {
-      if (stopping) return;
-      const worker = bree.workers.get(name);
-      if (worker) worker.postMessage('wake');
-      else void bree.run(name).catch((error: unknown) => options.onError?.(name, error));
-    },
-    stop: () => {
-      stopping = true;
-      return bree.stop();
-    },
-  };
+  return { stop: () => bree.stop() };
 }

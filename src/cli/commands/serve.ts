@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
 import { describeWatchResult } from './watch.js';
-import { onWorkBell } from '../../engine/work/bell.js';
+import type { RunningWork } from '../../engine/work/background.js';
 import { sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
 
 export default class Serve extends EcfCommand {
@@ -28,10 +28,11 @@ export default class Serve extends EcfCommand {
   async run() {
     const { flags } = await this.parse(Serve);
     // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
-    const [{ buildApp }, { startScheduler }, { startSandbox }] = await Promise.all([
+    const [{ buildApp }, { startScheduler }, { startSandbox }, { startBackgroundWork }] = await Promise.all([
       import('../../http/app.js'),
       import('../../jobs/scheduler.js'),
       import('../../sandbox/index.js'),
+      import('../../engine/work/background.js'),
     ]);
     const load = sandboxLoadFromFlags(flags);
     if (load && !flags.sandbox) this.error('The sandbox load flags (--latency, --max-in-flight, …) need --sandbox.', { exit: 2 });
@@ -42,16 +43,18 @@ export default class Serve extends EcfCommand {
     const app = await buildApp({ engine, logger: { level: flags['log-level'] } });
     const address = await app.listen({ host: flags.host, port: flags.port });
     let scheduler: Scheduler | undefined;
-    let stopRelay: (() => void) | undefined;
+    let work: RunningWork | undefined;
     if (flags.jobs) {
+      // Submission and deliveries run here, woken by this process's commits at once; bree is the
+      // clock of the periodic jobs, each in a worker thread of its own.
+      work = await startBackgroundWork(engine, {
+        onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
+      });
       scheduler = await startScheduler({
         dataDir: engine.dataDir,
+        ...(engine.restartSignal && { checkpointedBy: engine.restartSignal }),
         onError: (job, error) => app.log.error({ job, err: error }, 'job failed'),
       });
-      // A commit of new work here (an e-CF issued, a webhook to deliver) starts its submission at
-      // once in the job thread, instead of at the pump's next poll.
-      const running = scheduler;
-      stopRelay = onWorkBell(() => running.wake('work'));
     }
     let watcher: FolderWatcher | undefined;
     if (flags.watch) {
@@ -75,8 +78,8 @@ export default class Serve extends EcfCommand {
       process.once('SIGTERM', stop);
     });
     await watcher?.close();
-    stopRelay?.();
     await scheduler?.stop();
+    await work?.stop();
     await app.close();
     await sandbox?.close();
     return { address, stopped: true };

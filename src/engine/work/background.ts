@@ -6,6 +6,7 @@ import { WEBHOOKS_CONCURRENCY } from '../webhooks/rules.js';
 import { WORK_HANDLERS } from './handlers.js';
 import { RECEIVERS_GROUP, WEBHOOKS_GROUP } from './lanes.js';
 import { pump, type PumpStats } from './pump.js';
+import { listenForWork } from './notify.js';
 import { leaseOwnerName } from './queue.js';
 import { workTableSource, type ItemResult } from './run.js';
 
@@ -48,4 +49,29 @@ export function runBackgroundWork(engine: Engine, options: BackgroundWorkOptions
     pollMs: options.pollMs,
     onError: options.onError,
   });
+}
+
+export interface RunningWork {
+  /** Stops claiming; resolves once the calls in flight have ended and been recorded. */
+  stop(): Promise<PumpStats>;
+}
+
+/**
+ * The background work of a long-running process (`ecf serve`), in its own
+ * thread of JavaScript: its commits ring the bell directly, and on
+ * PostgreSQL other processes' commits arrive through LISTEN. It shares the
+ * event loop with the HTTP server rather than taking a thread of its own:
+ * its work is waiting on the network, and a second thread would cost the
+ * engine's whole module graph again (about 55 MB) for little CPU.
+ */
+export async function startBackgroundWork(engine: Engine, options: Omit<BackgroundWorkOptions, 'signal' | 'untilIdle'> = {}): Promise<RunningWork> {
+  const stop = new AbortController();
+  const listener = await listenForWork(engine);
+  const running = runBackgroundWork(engine, { ...options, signal: stop.signal }).finally(() => listener.close());
+  return {
+    stop: () => {
+      stop.abort();
+      return running;
+    },
+  };
 }
