@@ -104,7 +104,9 @@ const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth)
 export async function submitHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
   const row = await engine.db.selectFrom('ecf').selectAll().where('id', '=', item.ref!).executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
-  const doc = await engine.db.selectFrom('ecf_documents').selectAll().where('ecf_id', '=', row.id).executeTakeFirstOrThrow();
+  // The signed bytes (kilobytes) are read only for a send, never for a status query.
+  const signedBytes = async (column: 'xml' | 'rfce_xml'): Promise<Buffer> =>
+    (await engine.db.selectFrom('ecf_documents').select(column).where('ecf_id', '=', row.id).executeTakeFirstOrThrow())[column]!;
   const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;
@@ -127,7 +129,8 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
         }
       }
       await markUnclear(engine, item, owner, state);
-      const v = await withToken((t) => client.sendRfce(t, { rnc: tenant.rnc, encf: row.encf, xml: doc.rfce_xml! }));
+      const rfce = await signedBytes('rfce_xml');
+      const v = await withToken((t) => client.sendRfce(t, { rnc: tenant.rnc, encf: row.encf, xml: rfce }));
       await noteTransportSuccess(engine);
       await finish(engine, item, owner, row, { ...v, trackId: null, receivedAt: null });
       return RECORDED;
@@ -154,7 +157,8 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       }
       if (trackId === null) {
         await markUnclear(engine, item, owner, state);
-        trackId = (await withToken((t) => client.sendEcf(t, { rnc: tenant.rnc, encf: row.encf, xml: doc.xml }))).trackId;
+        const xml = await signedBytes('xml');
+        trackId = (await withToken((t) => client.sendEcf(t, { rnc: tenant.rnc, encf: row.encf, xml }))).trackId;
       }
       await noteTransportSuccess(engine);
       const now = engine.clock.now();
