@@ -4,8 +4,13 @@
  * sleeping.
  */
 
-/** Status queries after a trackId (code 3 "En proceso" or 0 right after sending); when they run out: review. */
-export const POLL_LADDER_MS = [2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000] as const;
+/**
+ * Status queries after a trackId (code 3 "En proceso" or 0 right after
+ * sending); when they run out: review. The authority validates in about
+ * 200 ms on average (NOTES §4.1), so the first query comes after a second:
+ * most verdicts are read on it.
+ */
+export const POLL_LADDER_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000] as const;
 
 /** Waits after transport failures (5xx, timeouts, connection errors); when they run out: failed. */
 export const TRANSPORT_LADDER_MS = [10_000, 30_000, 60_000, 300_000, 900_000, 1_800_000] as const;
