@@ -6,7 +6,7 @@ import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
 import { describeWatchResult } from './watch.js';
 import type { RunningWork } from '../../engine/work/background.js';
-import { sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
+import { describeSandboxLoad, sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
 
 export default class Serve extends EcfCommand {
   static override description =
@@ -70,7 +70,7 @@ export default class Serve extends EcfCommand {
       this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
     }
     this.log(`ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
-    if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}`);
+    if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}${load ? ` (${describeSandboxLoad(load)})` : ''}`);
 
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
