@@ -18,8 +18,6 @@
 // authority), half once 10 to 50 of its calls are in flight; the line printed at the end says how
 // many calls were in flight and which claims were held at each kill.
 // Seeded: CRASH_SEED=<n> replays a run's kill delays (process timing still varies).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +25,7 @@ import { openEngine, type Engine } from '../../src/engine/engine.js';
 import { FINAL_STATES } from '../../src/engine/submission/rules.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { STORE, testDataDir } from '../helpers.js';
-import { bundleFixture, groupBy, issueBacklog, random, realClock, recordViolations, startRecordingProxy, type Issued, type ProxiedCall } from './crash-tools.js';
+import { bundleFixture, groupBy, issueBacklog, random, realClock, recordViolations, startFixture, startRecordingProxy, type FixtureProcess, type Issued, type ProxiedCall } from './crash-tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? 0xc0c_ecf);
@@ -56,32 +54,10 @@ interface Run {
   readonly killedAt: number | null;
 }
 
-interface Worker {
-  readonly child: ChildProcess;
-  readonly ready: Promise<boolean>;
-  readonly exited: Promise<number | null>;
-  readonly lines: string[];
-  readonly stderr: () => string;
-}
+type Worker = FixtureProcess;
 
-function startWorker(bundle: string, dataDir: string): Worker {
-  const child = spawn(process.execPath, [bundle, dataDir, '--speed', String(SPEED), '--skip-idle', '--poll-ms', '10', '--until-empty'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-20_000)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const ready = new Promise<boolean>((resolve) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line.startsWith('ready ')) resolve(true);
-    });
-    void exited.then(() => resolve(false));
-  });
-  return { child, ready, exited, lines, stderr: () => err };
-}
+const startWorker = (bundle: string, dataDir: string): Worker =>
+  startFixture(bundle, [dataDir, '--speed', String(SPEED), '--skip-idle', '--poll-ms', '10', '--until-empty'], ROOT);
 
 /**
  * Right after a kill: the claims the dead worker left (by phase), and every e-CF that is not final

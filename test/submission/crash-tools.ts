@@ -1,10 +1,12 @@
 // What the crash tests share: the seeded random numbers behind the kills, the scenarios the sandbox
 // is scripted with, the backlog they drain, the check of the records that come out, and a recording
 // proxy in front of the sandbox that tells in what order the engine sent and asked.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server } from 'node:http';
 import { basename, extname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../src/engine/clock.js';
 import { openEngine, type Engine } from '../../src/engine/engine.js';
@@ -318,4 +320,30 @@ export async function bundleFixture(root: string, entry: string): Promise<{ file
     logLevel: 'error',
   });
   return { file, remove: () => rmSync(file, { force: true }) };
+}
+
+/** A child process running a bundled fixture that prints `ready …` once it works. */
+export interface FixtureProcess {
+  readonly child: ChildProcess;
+  /** Resolves with true on the "ready" line, false when the process exits first. */
+  readonly ready: Promise<boolean>;
+  readonly exited: Promise<number | null>;
+  readonly lines: string[];
+  readonly stderr: () => string;
+}
+
+export function startFixture(bundle: string, args: readonly string[], cwd: string): FixtureProcess {
+  const child = spawn(process.execPath, [bundle, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-20_000)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = new Promise<boolean>((resolve) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line.startsWith('ready ')) resolve(true);
+    });
+    void exited.then(() => resolve(false));
+  });
+  return { child, ready, exited, lines, stderr: () => err };
 }
