@@ -131,11 +131,9 @@ describe('the work pump', () => {
     await p.running;
   });
 
-  // ENGINE BUG (reported to the lead): readLanes clears `rung` after its awaits, so a ring that
-  // arrives while the lanes are being read (work committed just after the read's snapshot) is
-  // forgotten, and the new work waits for the next poll (pollMs, 1 s in the work job) instead of
-  // starting at once. Fix: clear `rung` before reading (e.g. `rung = false` at the top of readLanes).
-  it.fails('does not lose a ring that arrives while it is reading the lanes', async () => {
+  // Found by this test: a ring during the read of the lanes (work committed after the read's
+  // snapshot) was forgotten until the next poll.
+  it('does not lose a ring that arrives while it is reading the lanes', async () => {
     const source = new FakeSource({ mode: { ticks: () => 1 } });
     let item: { id: number } | undefined;
     source.afterRead = async () => {
@@ -154,13 +152,9 @@ describe('the work pump', () => {
     }
   });
 
-  // ENGINE BUG (reported to the lead): the turn's cursor is shared by all groups and moves to the
-  // lane after the last one served, whatever its group. While a group is full, serving a lane of
-  // another group moves the cursor past the full group's waiting lanes, so with completions of
-  // the two groups alternating, the lane after the busy one in the same group never gets a slot:
-  // here tenant B's one send waits behind all of tenant A's sends while webhooks flow. Fix: a turn
-  // position per group (or move the cursor only past lanes that were offered room).
-  it.fails('keeps a group’s lanes taking turns while lanes of another group are served in between', async () => {
+  // Found by this test: one turn position for all groups let another group's lanes move a full
+  // group's turn past its waiting lanes, so tenant B's one send waited behind A's whole backlog.
+  it('keeps a group’s lanes taking turns while lanes of another group are served in between', async () => {
     const source = new FakeSource();
     source.add('tenant-a|send', 'taxauth:test', 50);
     const [b] = source.add('tenant-b|send', 'taxauth:test', 1);

@@ -94,7 +94,10 @@ export async function pump(options: PumpOptions): Promise<PumpStats> {
   let busy = 0;
   let failed = 0;
   let lanes: LaneEntry[] = [];
-  let cursor = 0;
+  // Per group, whose turn is next: the lane after the last one served, and that lane itself (in
+  // case the one after it is gone at the next look). Per group, because serving another group's
+  // lanes must not move a full group's turn past its waiting lanes.
+  const nextUp = new Map<string, { readonly next: string; readonly served: string }>();
   let readAt = -Infinity;
   let rung = true;
   let boundOf: (group: string) => number = () => 1;
@@ -152,6 +155,8 @@ export async function pump(options: PumpOptions): Promise<PumpStats> {
   };
 
   const readLanes = async () => {
+    // Cleared before reading: a ring during the read may be for work the read did not see.
+    rung = false;
     boundOf = await options.bounds();
     const next: LaneEntry[] = [];
     for (const source of options.sources) {
@@ -159,13 +164,17 @@ export async function pump(options: PumpOptions): Promise<PumpStats> {
         next.push({ source, lane, id: `${source.name}\u0000${lane.key ?? ''}`, exhausted: false });
       }
     }
-    // Keep the turn where it was: the lane after the last one served goes first.
-    const after = lanes[cursor]?.id;
     lanes = next;
-    const at = after === undefined ? -1 : lanes.findIndex((l) => l.id === after);
-    cursor = at < 0 ? 0 : at;
     readAt = performance.now();
-    rung = false;
+  };
+
+  /** The group's lanes in turn order: the one whose turn it is first. */
+  const inTurn = (group: string, list: readonly LaneEntry[]): LaneEntry[] => {
+    const turn = nextUp.get(group);
+    let first = turn ? list.findIndex((l) => l.id === turn.next) : -1;
+    if (first < 0 && turn) first = list.findIndex((l) => l.id === turn.served) + 1;
+    first = Math.max(0, first) % Math.max(1, list.length);
+    return [...list.slice(first), ...list.slice(0, first)];
   };
 
   try {
@@ -178,34 +187,27 @@ export async function pump(options: PumpOptions): Promise<PumpStats> {
         fresh = true;
       }
 
-      // One turn: each lane with room gets its share of its group's free slots.
+      // One turn per group: each lane with room, in turn, gets its share of the group's free slots.
       let started = 0;
-      const perGroup = new Map<string, number>();
-      for (const l of lanes) perGroup.set(l.lane.group, (perGroup.get(l.lane.group) ?? 0) + 1);
-      const count = lanes.length;
-      let lastServed = -1;
-      for (let i = 0; i < count && !stopped(); i++) {
-        const index = (cursor + i) % count;
-        const entry = lanes[index]!;
-        const group = entry.lane.group;
-        const groupFree = limitOf(group) - (inGroup.get(group) ?? 0);
-        if (groupFree <= 0) continue;
-        const laneFree = (entry.source.perLane ?? Infinity) - (inLane.get(entry.id) ?? 0);
-        const take = Math.min(groupFree, laneFree, Math.ceil(groupFree / perGroup.get(group)!));
-        if (take <= 0) continue;
-        const items = await entry.source.claim(entry.lane, options.now(), take);
-        if (items.length < take) entry.exhausted = true;
-        for (const item of items) start(entry, item);
-        started += items.length;
-        if (items.length > 0) lastServed = index;
+      const groups = new Map<string, LaneEntry[]>();
+      for (const l of lanes) groups.set(l.lane.group, [...(groups.get(l.lane.group) ?? []), l]);
+      for (const [group, list] of groups) {
+        const order = inTurn(group, list);
+        for (let i = 0; i < order.length && !stopped(); i++) {
+          const entry = order[i]!;
+          const groupFree = limitOf(group) - (inGroup.get(group) ?? 0);
+          if (groupFree <= 0) break;
+          const laneFree = (entry.source.perLane ?? Infinity) - (inLane.get(entry.id) ?? 0);
+          const take = Math.min(groupFree, laneFree, Math.ceil(groupFree / list.length));
+          if (take <= 0) continue;
+          const items = await entry.source.claim(entry.lane, options.now(), take);
+          if (items.length < take) entry.exhausted = true;
+          for (const item of items) start(entry, item);
+          started += items.length;
+          if (items.length > 0) nextUp.set(group, { next: order[(i + 1) % order.length]!.id, served: entry.id });
+        }
       }
-      if (lastServed >= 0) cursor = (lastServed + 1) % count;
-      if (lanes.some((l) => l.exhausted)) {
-        const next = lanes[cursor]?.id;
-        lanes = lanes.filter((l) => !l.exhausted);
-        const at = next === undefined ? -1 : lanes.findIndex((l) => l.id === next);
-        cursor = at < 0 ? 0 : at;
-      }
+      if (lanes.some((l) => l.exhausted)) lanes = lanes.filter((l) => !l.exhausted);
       if (started > 0) continue;
       if (running.size === 0 && lanes.length === 0 && fresh && options.untilIdle) break;
       if (running.size === 0 && lanes.length === 0 && fresh === false) continue;
