@@ -22,8 +22,6 @@ describe('background work as ecf serve runs it', () => {
     const h = await harness();
     const work = await startBackgroundWork(h.engine, { pollMs: TEN_MINUTES });
     try {
-      // Let the pump's first look end first: a ring during a look is lost today (see test/engine/pump.test.ts).
-      await new Promise((r) => setTimeout(r, 100));
       const ecf = await h.issue();
       await waitUntil(() => h.sandbox.control.submissions({ encf: ecf.encf }).length === 1, 'the send to reach the sandbox', 20_000);
       await waitUntil(async () => (await pendingWork(h.engine.db)).some((w) => (w.payload as { phase?: string }).phase === 'poll' && w.leaseOwner === null), 'the send to be recorded');
@@ -52,7 +50,6 @@ describe('background work as ecf serve runs it', () => {
     h.sandbox.control.setLoad({ latency: { reception: { delayMs: 300, jitterMs: 0 } } });
     await setSetting(h.engine, 'taxauth.concurrency', 4);
     const work = await startBackgroundWork(h.engine, { pollMs: TEN_MINUTES });
-    await new Promise((r) => setTimeout(r, 100));
     const ecf = await h.issue();
     await waitUntil(() => h.sandbox.control.inFlight() > 0, 'the send to be on its way', 20_000);
     const stats = await work.stop();
