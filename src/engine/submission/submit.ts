@@ -7,9 +7,9 @@ import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
 import { inTransaction, type Tx } from '../store/database.js';
 import type { EcfTable } from '../store/schema.js';
-import { complete, enqueue, reschedule, type WorkItem } from '../work/queue.js';
+import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { laneOf, taxauthGroup } from '../work/lanes.js';
-import { RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
+import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
 import { clientFor } from '../taxauth/connection.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
@@ -128,7 +128,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
           return RECORDED;
         }
       }
-      await markUnclear(engine, item, owner, state);
+      if (!(await markUnclear(engine, item, owner, state, client.timeoutMs))) return RECORDED;
       const rfce = await signedBytes('rfce_xml');
       const v = await withToken((t) => client.sendRfce(t, { rnc: tenant.rnc, encf: row.encf, xml: rfce }));
       await noteTransportSuccess(engine);
@@ -156,7 +156,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
         trackId = known.length ? known[known.length - 1]!.trackId : null;
       }
       if (trackId === null) {
-        await markUnclear(engine, item, owner, state);
+        if (!(await markUnclear(engine, item, owner, state, client.timeoutMs))) return RECORDED;
         const xml = await signedBytes('xml');
         trackId = (await withToken((t) => client.sendEcf(t, { rnc: tenant.rnc, encf: row.encf, xml }))).trackId;
       }
@@ -165,7 +165,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       await inTransaction(engine.db, async (tx) => {
         const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
         await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted');
-        await reschedule(tx, now, item, owner, {
+        await rescheduleOrRollBack(tx, now, item, owner, {
           dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
           payload: { phase: 'poll', trackId, polls: 0 },
           lane: submissionLane(environment, row.tenant_id, 'poll'),
@@ -190,7 +190,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
         });
         const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
         await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review');
-        await complete(tx, item, owner);
+        await completeOrRollBack(tx, item, owner);
       });
       return RECORDED;
     }
@@ -205,15 +205,18 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
 /**
  * Written before every send and replaced when its result is recorded: if the
  * process dies in between, the next claim knows the send may have arrived.
+ * It also extends the lease to outlast the calls of the send (a token, then
+ * the send, each up to the timeout), so the item is not claimed again while
+ * its send is in flight. False when the claim was lost: do not send.
  */
-async function markUnclear(engine: Engine, item: WorkItem, owner: string, state: SubmitState): Promise<void> {
-  await engine.db
-    .updateTable('work')
-    .set({ payload: JSON.stringify({ ...state, unclear: true }) })
-    .where('id', '=', item.id)
-    .where('lease_owner', '=', owner)
-    .execute();
+async function markUnclear(engine: Engine, item: WorkItem, owner: string, state: SubmitState, timeoutMs: number): Promise<boolean> {
+  const leaseMs = Math.max(DEFAULT_LEASE_MS, SEND_CALLS * timeoutMs + LEASE_MARGIN_MS);
+  return renewLease(engine.db, engine.clock.now(), item, owner, leaseMs, { ...state, unclear: true });
 }
+
+/** Calls a send may make in a row: seed and token when the token is renewed, then the send. */
+const SEND_CALLS = 3;
+const LEASE_MARGIN_MS = 60_000;
 
 /** A verdict (code 1, 2 or 4) arrived: accepted, conditional, rejected, or an automatic resend. */
 async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v: Verdict): Promise<void> {
@@ -243,14 +246,14 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
       const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
       await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null);
-      await reschedule(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
+      await rescheduleOrRollBack(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
       return;
     }
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
     await recordAttempt(tx, now, { ...base, outcome, retryDecision: transient ? 'exhausted' : null });
     const r = retry ? JSON.stringify({ ...retry, max, nextAttemptAt: null }) : row.retry;
     await update(tx, now, row, { status: outcome, taxauth: JSON.stringify(taxauth), retry: r }, EVENT_OF[outcome]!);
-    await complete(tx, item, owner);
+    await completeOrRollBack(tx, item, owner);
   });
 }
 
@@ -286,7 +289,7 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
     await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message], xmlSha256: row.document_hash });
     const t = { ...taxauthOf(row), messages: [message] };
     await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed');
-    await complete(tx, item, owner);
+    await completeOrRollBack(tx, item, owner);
   });
   return RECORDED;
 }

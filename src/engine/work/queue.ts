@@ -176,12 +176,17 @@ export async function claimRef(db: Db, now: Date, kind: string, ref: string, own
   return row ? toItem(row) : null;
 }
 
-/** Finishes a claimed item. False when the lease was lost (expired and claimed by another). */
+/**
+ * Finishes a claimed item. False when the lease was lost: it expired and the
+ * item was claimed again, by another process or by this one (every claim
+ * counts in `attempts`, so a claim is its owner and its count).
+ */
 export async function complete(db: Db, item: WorkItem, owner: string): Promise<boolean> {
   const r = await db
     .deleteFrom('work')
     .where('id', '=', item.id)
     .where('lease_owner', '=', owner)
+    .where('attempts', '=', item.attempts)
     .executeTakeFirst();
   return r.numDeletedRows > 0n;
 }
@@ -207,8 +212,52 @@ export async function reschedule(
     })
     .where('id', '=', item.id)
     .where('lease_owner', '=', owner)
+    .where('attempts', '=', item.attempts)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
+}
+
+/**
+ * Extends a claim's lease to `leaseMs` from now, as long as it is still this
+ * claim's; false when it was lost (the caller must stop: someone else has it).
+ * Called right before a call whose answer may take long, so the item is not
+ * claimed again while that call is in flight.
+ */
+export async function renewLease(db: Db, now: Date, item: WorkItem, owner: string, leaseMs: number, payload?: unknown): Promise<boolean> {
+  const r = await db
+    .updateTable('work')
+    .set({
+      lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(),
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    })
+    .where('id', '=', item.id)
+    .where('lease_owner', '=', owner)
+    .where('attempts', '=', item.attempts)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Thrown inside a recording transaction whose claim was lost, to roll back what it wrote. */
+export class LeaseLost extends Error {
+  constructor(readonly itemId: string) {
+    super(`the lease of work item ${itemId} was lost`);
+  }
+}
+
+/** As complete, in a recording transaction: throws LeaseLost (rolling the transaction back) when the claim was lost. */
+export async function completeOrRollBack(db: Db, item: WorkItem, owner: string): Promise<void> {
+  if (!(await complete(db, item, owner))) throw new LeaseLost(item.id);
+}
+
+/** As reschedule, in a recording transaction: throws LeaseLost when the claim was lost. */
+export async function rescheduleOrRollBack(
+  db: Db,
+  now: Date,
+  item: WorkItem,
+  owner: string,
+  next: Parameters<typeof reschedule>[4],
+): Promise<void> {
+  if (!(await reschedule(db, now, item, owner, next))) throw new LeaseLost(item.id);
 }
 
 const leaseFree = (at: string) => (w: any) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]);
@@ -235,8 +284,12 @@ export async function dueLanes(db: Db, now: Date, kinds: readonly string[], limi
   return rows.map((r) => r.lane);
 }
 
-/** As claim, for the items of one lane only (null: those without a lane). */
-export async function claimLane(db: Db, now: Date, lane: string | null, options: ClaimOptions): Promise<WorkItem[]> {
+/**
+ * As claim, for the items of one lane only (null: those without a lane),
+ * leaving out `exclude`: the items this process is performing now, whose
+ * lease may have run out while their call is still in flight.
+ */
+export async function claimLane(db: Db, now: Date, lane: string | null, options: ClaimOptions & { readonly exclude?: readonly string[] }): Promise<WorkItem[]> {
   if (options.kinds.length === 0 || options.limit <= 0) return [];
   const at = now.toISOString();
   const rows = await db
@@ -254,6 +307,7 @@ export async function claimLane(db: Db, now: Date, lane: string | null, options:
           .selectFrom('work')
           .select('id')
           .where('lane', lane === null ? 'is' : '=', lane)
+          .$if((options.exclude?.length ?? 0) > 0, (q) => q.where('id', 'not in', options.exclude!))
           .where('kind', 'in', options.kinds)
           .where('due_at', '<=', at)
           .where(leaseFree(at))

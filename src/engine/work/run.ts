@@ -1,7 +1,7 @@
 import type { Engine } from '../engine.js';
 import { groupOf } from './lanes.js';
 import type { Feedback, WorkSource } from './pump.js';
-import { claim, claimLane, complete, dueLanes, reschedule, type WorkItem } from './queue.js';
+import { claim, claimLane, complete, dueLanes, LeaseLost, reschedule, type WorkItem } from './queue.js';
 
 /**
  * What a handler decides about one item: finished, try again later, or
@@ -73,6 +73,7 @@ export async function performItem(
   try {
     outcome = await handlers[item.kind]!(engine, item);
   } catch (e) {
+    if (e instanceof LeaseLost) return { id: item.id, kind: item.kind, result: 'lease_lost', busy: false };
     const error = e instanceof Error ? e.message : String(e);
     outcome = { retryAt: new Date(engine.clock.now().getTime() + CRASH_RETRY_MS), error };
   }
@@ -94,16 +95,26 @@ export async function performItem(
 export function workTableSource(engine: Engine, options: RunOptions & { readonly onResult?: (result: ItemResult) => void }): WorkSource<WorkItem> {
   const kinds = Object.keys(options.handlers);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  // Never claimed again by this process while it performs them, even past their lease.
+  const performing = new Set<string>();
   return {
     name: 'work',
     async dueLanes(now, limit) {
       return (await dueLanes(engine.db, now, kinds, limit)).map((key) => ({ key, group: groupOf(key) }));
     },
-    claim: (lane, now, limit) => claimLane(engine.db, now, lane.key, { kinds, owner: options.owner, leaseMs, limit }),
+    async claim(lane, now, limit) {
+      const items = await claimLane(engine.db, now, lane.key, { kinds, owner: options.owner, leaseMs, limit, exclude: [...performing] });
+      for (const item of items) performing.add(item.id);
+      return items;
+    },
     async perform(item): Promise<Feedback> {
-      const { busy, ...result } = await performItem(engine, item, options.owner, options.handlers);
-      options.onResult?.(result);
-      return busy ? 'busy' : 'ok';
+      try {
+        const { busy, ...result } = await performItem(engine, item, options.owner, options.handlers);
+        options.onResult?.(result);
+        return busy ? 'busy' : 'ok';
+      } finally {
+        performing.delete(item.id);
+      }
     },
   };
 }
