@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Kysely } from 'kysely';
 import { afterCommit, type Db } from '../store/database.js';
 import { dialectOf } from '../store/dialect.js';
@@ -118,6 +118,8 @@ export async function enqueue(db: Db, now: Date, input: EnqueueInput): Promise<s
   return existing.id;
 }
 
+const leaseFree = (at: string) => (w: ExpressionBuilder<Database, 'work'>) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]);
+
 export interface ClaimOptions {
   readonly kinds: readonly string[];
   readonly owner: string;
@@ -132,9 +134,20 @@ export interface ClaimOptions {
  * another claimer holds are skipped; the lease test is repeated on the row
  * being updated, which PostgreSQL re-reads after waiting for a lock.
  */
-export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<WorkItem[]> {
+export function claim(db: Db, now: Date, options: ClaimOptions): Promise<WorkItem[]> {
+  return claimDue(db, now, options, (q) => q);
+}
+
+/** The claiming UPDATE of claim and claimLane; `narrow` adds conditions to the pick of due rows. */
+async function claimDue(
+  db: Db,
+  now: Date,
+  options: ClaimOptions,
+  narrow: (pick: SelectQueryBuilder<Database, 'work', { id: string }>) => SelectQueryBuilder<Database, 'work', { id: string }>,
+): Promise<WorkItem[]> {
   if (options.kinds.length === 0 || options.limit <= 0) return [];
   const at = now.toISOString();
+  const pick = db.selectFrom('work').select('id').where('kind', 'in', options.kinds).where('due_at', '<=', at).where(leaseFree(at));
   const rows = await db
     .updateTable('work')
     .set({
@@ -143,20 +156,8 @@ export async function claim(db: Db, now: Date, options: ClaimOptions): Promise<W
       attempts: sql<number>`attempts + 1`,
       updated_at: at,
     })
-    .where(
-      claimedIds(
-        db,
-        db
-          .selectFrom('work')
-          .select('id')
-          .where('kind', 'in', options.kinds)
-          .where('due_at', '<=', at)
-          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
-          .orderBy('due_at')
-          .limit(options.limit),
-      ),
-    )
-    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
+    .where(claimedIds(db, narrow(pick).orderBy('due_at').limit(options.limit)))
+    .where(leaseFree(at))
     .returningAll()
     .execute();
   return rows.map(toItem).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
@@ -170,7 +171,7 @@ export async function claimRef(db: Db, now: Date, kind: string, ref: string, own
     .set({ lease_owner: owner, lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(), attempts: sql<number>`attempts + 1`, updated_at: at })
     .where('kind', '=', kind)
     .where('ref', '=', ref)
-    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]))
+    .where(leaseFree(at))
     .returningAll()
     .executeTakeFirst();
   return row ? toItem(row) : null;
@@ -260,8 +261,6 @@ export async function rescheduleOrRollBack(
   if (!(await reschedule(db, now, item, owner, next))) throw new LeaseLost(item.id);
 }
 
-const leaseFree = (at: string) => (w: any) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', at)]);
-
 /**
  * The lanes that have work of these kinds due now and free, the most overdue
  * first. A GROUP BY over the lane-and-due index: the rows themselves are not
@@ -289,36 +288,10 @@ export async function dueLanes(db: Db, now: Date, kinds: readonly string[], limi
  * leaving out `exclude`: the items this process is performing now, whose
  * lease may have run out while their call is still in flight.
  */
-export async function claimLane(db: Db, now: Date, lane: string | null, options: ClaimOptions & { readonly exclude?: readonly string[] }): Promise<WorkItem[]> {
-  if (options.kinds.length === 0 || options.limit <= 0) return [];
-  const at = now.toISOString();
-  const rows = await db
-    .updateTable('work')
-    .set({
-      lease_owner: options.owner,
-      lease_expires_at: new Date(now.getTime() + options.leaseMs).toISOString(),
-      attempts: sql<number>`attempts + 1`,
-      updated_at: at,
-    })
-    .where(
-      claimedIds(
-        db,
-        db
-          .selectFrom('work')
-          .select('id')
-          .where('lane', lane === null ? 'is' : '=', lane)
-          .$if((options.exclude?.length ?? 0) > 0, (q) => q.where('id', 'not in', options.exclude!))
-          .where('kind', 'in', options.kinds)
-          .where('due_at', '<=', at)
-          .where(leaseFree(at))
-          .orderBy('due_at')
-          .limit(options.limit),
-      ),
-    )
-    .where(leaseFree(at))
-    .returningAll()
-    .execute();
-  return rows.map(toItem).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+export function claimLane(db: Db, now: Date, lane: string | null, options: ClaimOptions & { readonly exclude?: readonly string[] }): Promise<WorkItem[]> {
+  return claimDue(db, now, options, (pick) =>
+    pick.where('lane', lane === null ? 'is' : '=', lane).$if((options.exclude?.length ?? 0) > 0, (q) => q.where('id', 'not in', options.exclude!)),
+  );
 }
 
 export async function pendingWork(db: Db, kind?: string): Promise<WorkItem[]> {
