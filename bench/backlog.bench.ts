@@ -56,6 +56,12 @@ try {
   const pid = serve.child.pid!;
   const status = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
   const headers = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json' });
+  // The server's RSS every half second: the peak, and where it sits most of the time.
+  const rssSamples: number[] = [];
+  const sampler = setInterval(() => {
+    const rss = status('VmRSS');
+    if (Number.isFinite(rss)) rssSamples.push(rss);
+  }, 500);
   const verdictTimes: number[] = [];
   for (let i = 0; i < B_COUNT; i++) {
     const body = JSON.stringify({ ...payload, payment: { condition: '1' }, lines: [{ ...payload.lines[0]!, name: `tenant B #${i}` }, ...payload.lines.slice(1)] });
@@ -83,6 +89,7 @@ try {
     if (left > 0) await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const drained = (performance.now() - started) / 1000;
+  clearInterval(sampler);
   await check.close();
   const peak = status('VmHWM');
   const sorted = [...verdictTimes].sort((x, y) => x - y);
@@ -91,7 +98,11 @@ try {
       `time to verdict p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p99 ${(percentile(sorted, 99) / 1000).toFixed(2)} s, max ${(sorted.at(-1)! / 1000).toFixed(2)} s (target p99 ≤ 5 s)`,
   );
   console.log(`tenant A's backlog: ${BACKLOG} e-CF to their verdicts in ${drained.toFixed(0)} s, ${(BACKLOG / drained).toFixed(1)} e-CF/s with B's traffic beside it`);
-  console.log(`ecf serve's peak RSS while draining: ${peak.toFixed(0)} MB (target ≤ 250 MB)`);
+  const rssSorted = [...rssSamples].sort((x, y) => x - y);
+  console.log(
+    `ecf serve's RSS while draining: peak ${peak.toFixed(0)} MB (target ≤ 250 MB); sampled every 0.5 s: median ${percentile(rssSorted, 50).toFixed(0)} MB, ` +
+      `p90 ${percentile(rssSorted, 90).toFixed(0)} MB; by 20 s: ${rssSamples.filter((_, i) => i % 40 === 0).map((r) => r.toFixed(0)).join(' ')} MB`,
+  );
 } finally {
   serve?.child.kill('SIGTERM');
   await sandbox.close();
