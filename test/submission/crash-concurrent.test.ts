@@ -62,7 +62,7 @@ interface Run {
 type Worker = FixtureProcess;
 
 const startWorker = (bundle: string, dataDir: string): Worker =>
-  startFixture(bundle, [dataDir, '--speed', String(SPEED), '--skip-idle', '--poll-ms', '10', '--until-empty'], ROOT);
+  startFixture([bundle, dataDir, '--speed', String(SPEED), '--skip-idle', '--poll-ms', '10', '--until-empty'], ROOT);
 
 /**
  * Right after a kill: the claims the dead worker left (by phase), and every e-CF that is not final

@@ -322,7 +322,7 @@ export async function bundleFixture(root: string, entry: string): Promise<{ file
   return { file, remove: () => rmSync(file, { force: true }) };
 }
 
-/** A child process running a bundled fixture that prints `ready …` once it works. */
+/** A child process running a fixture that prints `ready …` once it works. */
 export interface FixtureProcess {
   readonly child: ChildProcess;
   /** Resolves with true on the "ready" line, false when the process exits first. */
@@ -332,8 +332,9 @@ export interface FixtureProcess {
   readonly stderr: () => string;
 }
 
-export function startFixture(bundle: string, args: readonly string[], cwd: string): FixtureProcess {
-  const child = spawn(process.execPath, [bundle, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `node <argv>` in `cwd`: a bundled fixture and its arguments, or `--import tsx` and a TypeScript one. */
+export function startFixture(argv: readonly string[], cwd: string): FixtureProcess {
+  const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-20_000)));

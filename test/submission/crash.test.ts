@@ -9,8 +9,6 @@
 // staggered so sends, status queries, resends and recoveries interleave while the kills happen;
 // the summary line printed at the end says in how many kills a claim of each phase was held.
 // Seeded: CRASH_SEED=<n> replays a run's kill delays (process timing still varies).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +19,7 @@ import { tokens } from '../../src/engine/submission/submit.js';
 import { clientFor } from '../../src/engine/taxauth/client.js';
 import { testDataDir } from '../helpers.js';
 import { harness } from './harness.js';
-import { consumer32, issueBacklog, random, realClock, recordViolations, type Issued } from './crash-tools.js';
+import { consumer32, issueBacklog, random, realClock, recordViolations, startFixture, type FixtureProcess, type Issued } from './crash-tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? 0x5eed_ecf);
@@ -32,33 +30,9 @@ const FINAL_RUN_MS = 60_000;
 /** Due times of the first sends, this far apart on the workers' clock (× 200: 75 ms real). */
 const STAGGER_MS = 15_000;
 
-interface Worker {
-  readonly child: ChildProcess;
-  /** Resolves with true on the worker's "ready" line, false when it exits first. */
-  readonly ready: Promise<boolean>;
-  readonly exited: Promise<number | null>;
-  readonly lines: string[];
-  readonly stderr: () => string;
-}
+type Worker = FixtureProcess;
 
-function startWorker(dataDir: string): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/submit-worker.ts', dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-20_000)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const ready = new Promise<boolean>((resolve) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line.startsWith('ready ')) resolve(true);
-    });
-    void exited.then(() => resolve(false));
-  });
-  return { child, ready, exited, lines, stderr: () => err };
-}
+const startWorker = (dataDir: string): Worker => startFixture(['--import', 'tsx', 'test/fixtures/submit-worker.ts', dataDir], ROOT);
 
 type Phase = 'first-send' | 'resend' | 'ask-after-unclear' | 'poll';
 

@@ -73,7 +73,7 @@ describe.runIf(STORE === 'postgres')('two engine processes on one PostgreSQL dat
     async () => {
       const { dataDir, engine, issue } = await prepare(sandbox);
       try {
-        const workers = [0, 1].map(() => startFixture(bundle.file, [dataDir, '--listen'], ROOT));
+        const workers = [0, 1].map(() => startFixture([bundle.file, dataDir, '--listen'], ROOT));
         let summaries: Summary[] = [];
         try {
           expect(await Promise.all(workers.map((w) => w.ready))).toEqual([true, true]);
@@ -108,7 +108,7 @@ describe.runIf(STORE === 'postgres')('two engine processes on one PostgreSQL dat
       try {
         // A first e-CF, there before the process starts: its send shows the pump has made its first look.
         const first = await issue();
-        const worker = startFixture(bundle.file, [dataDir, '--listen', '--poll-ms', String(RARE_POLL_MS)], ROOT);
+        const worker = startFixture([bundle.file, dataDir, '--listen', '--poll-ms', String(RARE_POLL_MS)], ROOT);
         try {
           expect(await worker.ready).toBe(true);
           const pollOfFirst = () =>
