@@ -1,7 +1,7 @@
 import { X509Certificate, createHash, timingSafeEqual, verify as rsaVerify, type KeyObject } from 'node:crypto';
 import type { Document, Element } from '@xmldom/xmldom';
 import { C14nCanonicalization, C14nCanonicalizationWithComments, ExclusiveCanonicalization, ExclusiveCanonicalizationWithComments } from 'xml-crypto';
-import { verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../engine/signing/verify.js';
+import { DSIG, dsigChild, elementChildren, verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../engine/signing/verify.js';
 
 /**
  * The sandbox's signature check: the same rules as the engine's receiver
@@ -17,7 +17,6 @@ import { verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../
  * verifier, so no document is judged differently, only faster.
  */
 
-const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
 const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
@@ -66,14 +65,6 @@ function readCertificate(base64: string): CachedCertificate | null {
   return entry;
 }
 
-const elementChildren = (el: Element): Element[] => {
-  const out: Element[] = [];
-  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
-  return out;
-};
-
-const child = (el: Element | undefined, local: string): Element | undefined =>
-  el ? elementChildren(el).find((c) => c.localName === local && c.namespaceURI === DSIG) : undefined;
 
 /** Every Signature element of the document, in a plain walk (no XPath). */
 function signatureElements(root: Element): Element[] {
@@ -123,24 +114,24 @@ export function verifySignature(xml: string, parsed: { doc: Document; root: Elem
   const last = elementChildren(root).at(-1);
   if (last !== signature) return { ok: false, reason: 'the Signature is not the last child of the root' };
 
-  const signedInfo = child(signature, 'SignedInfo');
-  const c14nMethod = child(signedInfo, 'CanonicalizationMethod');
+  const signedInfo = dsigChild(signature, 'SignedInfo');
+  const c14nMethod = dsigChild(signedInfo, 'CanonicalizationMethod');
   const c14n = c14nMethod?.getAttribute('Algorithm') ?? '';
-  const method = child(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
+  const method = dsigChild(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
   if (!CANONICALIZERS[c14n]) return { ok: false, reason: `unsupported CanonicalizationMethod ${c14n}` };
   if (method !== RSA_SHA256) return { ok: false, reason: `SignatureMethod must be rsa-sha256, not ${method}` };
   const references = signedInfo ? elementChildren(signedInfo).filter((c) => c.localName === 'Reference' && c.namespaceURI === DSIG) : [];
   if (references.length !== 1) return { ok: false, reason: `expected one Reference, found ${references.length}` };
   const reference = references[0]!;
   if (reference.getAttribute('URI') !== '') return { ok: false, reason: 'the Reference must cover the whole document (URI="")' };
-  if (child(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
-  const transforms = elementChildren(child(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
+  if (dsigChild(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
+  const transforms = elementChildren(dsigChild(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
   const algorithms = transforms.map((t) => t.getAttribute('Algorithm') ?? '');
   if (!algorithms.includes(ENVELOPED) || algorithms.some((a) => a !== ENVELOPED && !CANONICALIZERS[a])) {
     return { ok: false, reason: 'the only transform allowed is enveloped-signature (plus a canonicalization)' };
   }
 
-  const certText = child(child(child(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
+  const certText = dsigChild(dsigChild(dsigChild(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
   if (!certText) return { ok: false, reason: 'KeyInfo has no X509Certificate' };
   const cert = readCertificate(certText);
   if (!cert) return { ok: false, reason: 'the X509Certificate in KeyInfo cannot be read' };
@@ -156,8 +147,8 @@ export function verifySignature(xml: string, parsed: { doc: Document; root: Elem
     (!c14nMethod || elementChildren(c14nMethod).length === 0);
   if (!common) return verifyWithXmlCrypto(xml, parsed, at);
 
-  const digestValue = child(reference, 'DigestValue')?.textContent?.replace(/\s+/g, '') ?? '';
-  const signatureValue = (child(signature, 'SignatureValue')?.textContent ?? '').replace(/\s+/g, '');
+  const digestValue = dsigChild(reference, 'DigestValue')?.textContent?.replace(/\s+/g, '') ?? '';
+  const signatureValue = (dsigChild(signature, 'SignatureValue')?.textContent ?? '').replace(/\s+/g, '');
   try {
     const referenceC14n = CANONICALIZERS[WITHOUT_COMMENTS[algorithms[1] ?? C14N]!]!;
     const signedInfoC14n = CANONICALIZERS[c14n]!;

@@ -12,7 +12,7 @@ import { SignedXml } from 'xml-crypto';
  * engine's signer.
  */
 
-const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
+export const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
 const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
@@ -45,13 +45,15 @@ export type SignatureCheck =
   | { ok: true; certificate: X509Certificate; signatureValue: string }
   | { ok: false; reason: string };
 
-const elementChildren = (el: Element): Element[] => {
+/** The element children of an element, in order. */
+export const elementChildren = (el: Element): Element[] => {
   const out: Element[] = [];
   for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
   return out;
 };
 
-const child = (el: Element | undefined, local: string): Element | undefined =>
+/** The first XMLDSig child of `el` with that local name. */
+export const dsigChild = (el: Element | undefined, local: string): Element | undefined =>
   el ? elementChildren(el).find((c) => c.localName === local && c.namespaceURI === DSIG) : undefined;
 
 export function verifySignature(xml: string, parsed: { doc: Document; root: Element }, at: Date): SignatureCheck {
@@ -62,23 +64,23 @@ export function verifySignature(xml: string, parsed: { doc: Document; root: Elem
   const last = elementChildren(root).at(-1);
   if (last !== signature) return { ok: false, reason: 'the Signature is not the last child of the root' };
 
-  const signedInfo = child(signature, 'SignedInfo');
-  const c14n = child(signedInfo, 'CanonicalizationMethod')?.getAttribute('Algorithm') ?? '';
-  const method = child(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
+  const signedInfo = dsigChild(signature, 'SignedInfo');
+  const c14n = dsigChild(signedInfo, 'CanonicalizationMethod')?.getAttribute('Algorithm') ?? '';
+  const method = dsigChild(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
   if (!C14N.has(c14n)) return { ok: false, reason: `unsupported CanonicalizationMethod ${c14n}` };
   if (method !== RSA_SHA256) return { ok: false, reason: `SignatureMethod must be rsa-sha256, not ${method}` };
   const references = signedInfo ? elementChildren(signedInfo).filter((c) => c.localName === 'Reference' && c.namespaceURI === DSIG) : [];
   if (references.length !== 1) return { ok: false, reason: `expected one Reference, found ${references.length}` };
   const reference = references[0]!;
   if (reference.getAttribute('URI') !== '') return { ok: false, reason: 'the Reference must cover the whole document (URI="")' };
-  if (child(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
-  const transforms = elementChildren(child(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
+  if (dsigChild(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
+  const transforms = elementChildren(dsigChild(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
   const algorithms = transforms.map((t) => t.getAttribute('Algorithm') ?? '');
   if (!algorithms.includes(ENVELOPED) || algorithms.some((a) => a !== ENVELOPED && !C14N.has(a))) {
     return { ok: false, reason: 'the only transform allowed is enveloped-signature (plus a canonicalization)' };
   }
 
-  const certText = child(child(child(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
+  const certText = dsigChild(dsigChild(dsigChild(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
   if (!certText) return { ok: false, reason: 'KeyInfo has no X509Certificate' };
   let certificate: X509Certificate;
   try {
@@ -97,7 +99,7 @@ export function verifySignature(xml: string, parsed: { doc: Document; root: Elem
   } catch (e) {
     return { ok: false, reason: `the signature does not verify: ${(e as Error).message.split('\n')[0]}` };
   }
-  const signatureValue = (child(signature, 'SignatureValue')?.textContent ?? '').replace(/\s+/g, '');
+  const signatureValue = (dsigChild(signature, 'SignatureValue')?.textContent ?? '').replace(/\s+/g, '');
   return { ok: true, certificate, signatureValue };
 }
 
