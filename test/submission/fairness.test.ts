@@ -47,9 +47,11 @@ describe('fair submission under a backlog', () => {
       const before = received().length;
       await waitUntil(() => received().some((s) => s.encf === late.encf && s.rnc === b.tenant.rnc), 'B’s send to reach the sandbox');
       const position = received().findIndex((s) => s.encf === late.encf && s.rnc === b.tenant.rnc);
-      // BOUND of A's sends were on their way when B committed; B's turn comes within the next two
-      // starts (one, measured here, plus one for a late look at the lanes on a busy event loop).
-      expect(position - before).toBeLessThanOrEqual(BOUND + 2);
+      // BOUND of A's sends were on their way when B committed; B's turn comes within the next few
+      // starts: its lane is read at the next look (at most 10 ms after the ring), and slots that
+      // free meanwhile still go to A's lanes (on PostgreSQL, seen: 3 more). Without turns it would
+      // come after all of A's remaining sends (about 280).
+      expect(position - before).toBeLessThanOrEqual(2 * BOUND);
       expect(received().filter((s) => s.rnc === h.tenant.rnc).length).toBeLessThan(BACKLOG / 2);
 
       // The first status queries of A's sent e-CF fall due while most of A's sends are still waiting.
