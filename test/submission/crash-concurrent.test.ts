@@ -30,7 +30,7 @@ import { bundleFixture, groupBy, issueBacklog, random, realClock, recordViolatio
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? 0xc0c_ecf);
 const DOCUMENTS = 200;
-const KILLS = 25;
+const KILLS = 15;
 /** Real ms between the worker's first call to the authority (its token) and a kill at a random moment. */
 const KILL_AFTER_MS = [50, 1_200] as const;
 /** The other kills come once this many calls are in flight (a number drawn in the range), or after KILL_WAIT_MS. */
