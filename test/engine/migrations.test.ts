@@ -92,6 +92,12 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     approved_at_text: true, xml: true, xml_sha256: true, received_at: true,
   },
   sealed_secrets: { name: true, body: true, updated_at: true },
+  certifications: { tenant_id: true, pasos: true, started_at: true, updated_at: true },
+  certification_cases: {
+    id: true, tenant_id: true, paso: true, generation: true, sheet: true, row_number: true, case_id: true, kind: true, encf: true,
+    modifies_encf: true, cells: true, state: true, xml: true, security_code: true, track_id: true, messages: true, sent_at: true,
+    verdict_at: true, updated_at: true,
+  },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

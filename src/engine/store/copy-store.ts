@@ -40,6 +40,8 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'received_ecf', key: ['id'] },
   { table: 'received_ecf_approvals', key: ['id'] },
   { table: 'inbound_approvals', key: ['id'] },
+  { table: 'certifications', key: ['tenant_id'] },
+  { table: 'certification_cases', key: ['id'] },
 ];
 
 /** Kept by triggers on `ecf`: the target's own triggers rebuild them from the copied rows; the copy compares them. */

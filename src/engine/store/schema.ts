@@ -388,6 +388,45 @@ export interface SealedSecretsTable {
   updated_at: string;
 }
 
+/** A tenant's certification as an electronic issuer (migration 0014): `pasos` is JSON, Paso number → its state. */
+export interface CertificationsTable {
+  tenant_id: string;
+  pasos: string;
+  started_at: string;
+  updated_at: string;
+}
+
+/** One test case of a certification workbook (migration 0014). */
+export interface CertificationCasesTable {
+  id: string;
+  tenant_id: string;
+  /** 2 (e-CF and RFCE) or 3 (commercial approvals). */
+  paso: number;
+  /** Which import of the workbook: a new one after a reset is the next. */
+  generation: number;
+  sheet: string;
+  /** The row in the sheet, as Excel numbers it (the header is row 1). */
+  row_number: number;
+  case_id: string;
+  /** The document kind sent: ecf31…ecf47, rfce or acecf. */
+  kind: string;
+  encf: string;
+  /** For notes (33, 34): the e-NCF they modify, sent only once it is accepted. */
+  modifies_encf: string | null;
+  /** JSON: the row's cells that are not `#e`, header (as written) → text. */
+  cells: string;
+  state: string;
+  /** The signed document, once prepared: these bytes are sent and kept. */
+  xml: Buffer | null;
+  security_code: string | null;
+  track_id: string | null;
+  /** JSON: the authority's messages on the last verdict. */
+  messages: string | null;
+  sent_at: string | null;
+  verdict_at: string | null;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -416,4 +455,6 @@ export interface Database {
   received_ecf_approvals: ReceivedEcfApprovalsTable;
   inbound_approvals: InboundApprovalsTable;
   sealed_secrets: SealedSecretsTable;
+  certifications: CertificationsTable;
+  certification_cases: CertificationCasesTable;
 }

@@ -12,6 +12,7 @@ import * as reception from './0010-reception.js';
 import * as searchIndexes from './0011-search-indexes.js';
 import * as sealedSecrets from './0012-sealed-secrets.js';
 import * as workLanes from './0013-work-lanes.js';
+import * as certification from './0014-certification.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011-search-indexes': searchIndexes,
   '0012-sealed-secrets': sealedSecrets,
   '0013-work-lanes': workLanes,
+  '0014-certification': certification,
 };
