@@ -1,0 +1,133 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSimulation } from '../../src/engine/certification/simulation.js';
+import { SIMULATION_EXAMPLES } from '../../src/engine/certification/simulation-examples.js';
+import { SIMULATION_SLOTS } from '../../src/engine/certification/simulation-slots.js';
+import { getCertification } from '../../src/engine/certification/state.js';
+import { listRanges } from '../../src/engine/sequences/ranges.js';
+import { getEcf } from '../../src/engine/ecf/queries.js';
+import { tempDir } from '../helpers.js';
+import { PASO2_ENCFS, certificationHarness } from './simulation-harness.js';
+
+const QUOTA: Record<string, number> = { '31': 4, '32': 2, '32-rfce': 4, '33': 1, '34': 2, '41': 2, '43': 2, '44': 2, '45': 2, '46': 2, '47': 2 };
+const sequentialOf = (encf: string) => Number(encf.slice(3));
+
+describe('Paso 4: the simulation quota, issued through the normal path in cert (sandbox over HTTP)', () => {
+  it('issues the quota per type with new e-NCFs above the Paso 2 ones, notes modifying accepted simulation e-CF, and records Paso 4', async () => {
+    const h = await certificationHarness();
+    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(r.complete).toBe(true);
+    expect(r.accepted).toBe(25);
+    expect(r.issuedNow).toBe(25);
+    expect(Object.fromEntries(r.slots.map((s) => [s.slot, s.accepted]))).toEqual(QUOTA);
+    expect(r.slots.every((s) => s.source === 'examples')).toBe(true);
+
+    const docs = r.slots.flatMap((s) => s.documents.map((d) => ({ ...d, slot: s.slot })));
+    // Every e-NCF new: above the highest the Paso 2 workbook used for its type.
+    for (const d of docs) {
+      const type = d.encf.slice(1, 3);
+      const paso2 = PASO2_ENCFS.filter((e) => e.slice(1, 3) === type).map(sequentialOf);
+      expect(sequentialOf(d.encf), d.encf).toBeGreaterThan(Math.max(...paso2));
+    }
+    expect(new Set(docs.map((d) => d.encf)).size).toBe(25);
+    // Through the normal path, in cert: the sandbox's certecf received each one (the 32s under 250,000 as RFCE).
+    for (const d of docs) {
+      const ecf = await getEcf(h.engine, h.tenant.id, d.id);
+      expect(ecf).toMatchObject({ environment: 'cert', status: 'accepted' });
+      expect(ecf.submitsRfce).toBe(d.slot === '32-rfce');
+      expect(h.sandbox.control.submissions({ encf: d.encf, environment: 'certecf' }).length, d.encf).toBeGreaterThanOrEqual(1);
+    }
+    // The notes modify accepted simulation e-CF (of type 31, as the examples ask), each a different one.
+    const notes = docs.filter((d) => d.slot === '33' || d.slot === '34');
+    const originals = new Set(docs.filter((d) => d.slot === '31').map((d) => d.encf));
+    expect(notes).toHaveLength(3);
+    for (const n of notes) expect(originals.has(n.modifies!)).toBe(true);
+    expect(new Set(notes.map((n) => n.modifies)).size).toBe(3);
+
+    // Ranges added in cert, from just above the Paso 2 numbers to the portal's 10,000,000.
+    const cert = (await listRanges(h.engine, h.tenant.id)).filter((x) => x.environment === 'cert');
+    expect(cert.find((x) => x.type === 31)).toMatchObject({ rangeFrom: 10, rangeTo: 10_000_000, expiresOn: '2028-12-31' });
+    expect(cert.find((x) => x.type === 32)).toMatchObject({ rangeFrom: 22, rangeTo: 10_000_000, expiresOn: null });
+    expect(r.rangesAdded).toHaveLength(10);
+
+    const paso4 = (await getCertification(h.engine, h.tenant.id))!.pasos[4];
+    expect(paso4.state).toBe('done');
+    expect(paso4.detail).toMatchObject({ round: 1, accepted: 25, total: 25 });
+    const recorded = Object.values(paso4.detail!.slots as Record<string, { ids: string[] }>).flatMap((s) => s.ids);
+    expect(recorded.sort()).toEqual(docs.map((d) => d.id).sort());
+    expect(r.consumo).toHaveLength(4);
+  });
+
+  it('a second run issues nothing; a rejected e-CF does not count and the next run replaces it with a new e-NCF', async () => {
+    const h = await certificationHarness();
+    // The first 43 the run issues (E430000000012, after Paso 2's 11) is rejected.
+    h.sandbox.control.script({ encf: 'E430000000012', outcomes: [{ kind: 'reject', messages: [{ code: 1999, value: 'Monto inválido' }] }] });
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(first.complete).toBe(false);
+    expect(first.accepted).toBe(24);
+    expect(first.rejected).toEqual([expect.objectContaining({ slot: '43', encf: 'E430000000012', status: 'rejected', messages: [{ code: 1999, value: 'Monto inválido' }] })]);
+    expect(first.note).toMatch(/rejected by the authority: they do not count/);
+    expect((await getCertification(h.engine, h.tenant.id))!.pasos[4].state).toBe('in_progress');
+
+    const submissionsBefore = h.sandbox.control.submissions().length;
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(second.complete).toBe(true);
+    expect(second.issuedNow).toBe(1);
+    const replaced = second.slots.find((s) => s.slot === '43')!.documents.filter((d) => d.position === 1);
+    expect(replaced.map((d) => [d.encf, d.status, d.attempt])).toEqual([
+      ['E430000000012', 'rejected', 1],
+      ['E430000000014', 'accepted', 2],
+    ]);
+    expect(h.sandbox.control.submissions().length).toBe(submissionsBefore + 1);
+
+    const third = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(third).toMatchObject({ complete: true, issuedNow: 0, accepted: 25 });
+    expect(h.sandbox.control.submissions().length).toBe(submissionsBefore + 1);
+    expect((await getCertification(h.engine, h.tenant.id))!.pasos[4].state).toBe('done');
+  });
+
+  it('takes payloads from a folder by type and amount (32 split at 250,000), and the examples for slots it lacks', async () => {
+    const h = await certificationHarness();
+    const dir = join(tempDir(), 'payloads');
+    mkdirSync(dir);
+    const mine31 = (i: number) => ({ type: 31, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente Propio SRL' }, internalNumber: 'F-1', lines: [{ name: `Producto propio ${i}`, quantity: 1, unitPrice: `${100 + i}.00` }] });
+    writeFileSync(join(dir, 'a-31.json'), JSON.stringify(mine31(1)));
+    writeFileSync(join(dir, 'b-31.json'), JSON.stringify(mine31(2)));
+    writeFileSync(join(dir, 'big-32.json'), JSON.stringify({ type: 32, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente Grande SRL' }, lines: [{ name: 'Generador', quantity: 1, unitPrice: '300000.00' }] }));
+    writeFileSync(join(dir, 'small-32.json'), JSON.stringify({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Café', quantity: 1, unitPrice: '80.00' }] }));
+    writeFileSync(join(dir, 'note-34.json'), JSON.stringify({ type: 34, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente Grande SRL' }, reference: { modifiedNcf: 'E32', modificationCode: '3' }, lines: [{ name: 'Descuento posterior', quantity: 1, unitPrice: '1000.00' }] }));
+    const r = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30 });
+    expect(r.complete).toBe(true);
+    const source = Object.fromEntries(r.slots.map((s) => [s.slot, s.source]));
+    expect(source).toMatchObject({ '31': 'payloads', '32': 'payloads', '32-rfce': 'payloads', '34': 'payloads', '33': 'examples', '41': 'examples' });
+    // Two files fill four positions in turn; the internalNumber is left out so each is a new e-CF.
+    const buyers31 = await Promise.all(r.slots.find((s) => s.slot === '31')!.documents.map((d) => getEcf(h.engine, h.tenant.id, d.id)));
+    expect(buyers31.map((e) => [e.buyerName, e.montoTotal, e.internalNumber])).toEqual([
+      ['Cliente Propio SRL', 119.18, null],
+      ['Cliente Propio SRL', 120.36, null],
+      ['Cliente Propio SRL', 119.18, null],
+      ['Cliente Propio SRL', 120.36, null],
+    ]);
+    // The 34s modify the 32s at or above 250,000 the folder asked for.
+    const big = new Set(r.slots.find((s) => s.slot === '32')!.documents.map((d) => d.encf));
+    for (const n of r.slots.find((s) => s.slot === '34')!.documents) expect(big.has(n.modifies!)).toBe(true);
+  });
+
+  it('refuses a folder with an invalid payload before issuing anything, naming the file and the field', async () => {
+    const h = await certificationHarness();
+    const dir = tempDir();
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ type: 31, lines: [] }));
+    writeFileSync(join(dir, 'junk.json'), '{ not json');
+    const err = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'Validation.Failed' });
+    const paths = (err as { errors: { path: string }[] }).errors.map((e) => e.path);
+    expect(paths.some((p) => p.startsWith('bad.json: '))).toBe(true);
+    expect(paths).toContain('junk.json');
+    expect(h.sandbox.control.submissions()).toHaveLength(0);
+  });
+
+  it('the built-in examples cover every slot with its quota', () => {
+    for (const slot of SIMULATION_SLOTS) expect(SIMULATION_EXAMPLES[slot.id], slot.id).toHaveLength(slot.quota);
+  });
+});
