@@ -29,6 +29,9 @@ import {
   type ReceiverAnswer,
   type TaxpayerIdentity,
 } from './taxpayer.js';
+import { CertificationMode, type CertificationSources } from './certification/mode.js';
+import { certificationRoutes } from './certification/routes.js';
+import { certificationSources } from './certification/sources.js';
 
 /**
  * A stand-in for the tax authority (NOTES §1–4, §9, §13) that speaks its
@@ -68,6 +71,8 @@ export interface SandboxOptions {
    * long drain through an in-process sandbox grow by gigabytes.
    */
   readonly keepXml?: number;
+  /** Where the certification mode gets its workbooks and reads documents back into columns (certification/sources.ts by default). */
+  readonly certification?: CertificationSources;
 }
 
 export interface SandboxVerdict {
@@ -174,6 +179,8 @@ export interface SandboxControl {
   approvals(): readonly ReceivedApproval[];
   /** The next `n` ACECF answer 503: at the sandbox taxpayer's receiver (`issuer`) or at the authority. */
   failApprovals(where: 'issuer' | 'authority', n: number): void;
+  /** The certification mode (certification/mode.ts): sets per applicant RNC, judged in certecf. */
+  readonly certification: CertificationMode;
 }
 
 export interface DirectoryRecord {
@@ -300,6 +307,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       }));
   let identity: TaxpayerIdentity | undefined;
   const taxpayerIdentity = (): TaxpayerIdentity => (identity ??= makeTaxpayerIdentity(now()));
+  const certification = new CertificationMode(options.certification ?? certificationSources, now);
   const taxpayer: SandboxTaxpayer = {
     rnc: SANDBOX_TAXPAYER_RNC,
     certificatePem: () => taxpayerIdentity().certificatePem,
@@ -369,6 +377,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     inFlight: () => gate.inFlight,
     reset() {
       state = freshState();
+      certification.forget();
       gate.resetStats();
     },
     now,
@@ -380,6 +389,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     failApprovals(where, n) {
       state.failApprovals[where] = n;
     },
+    certification,
   };
 
   /** Checks an uploaded ACECF as the authority would: well-formed, its schema, its signature. */
@@ -486,6 +496,18 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     submissions: state.submissions.map(({ xml: _xml, ...rest }) => rest),
     annulments: state.annulments.map(({ xml: _xml, ...rest }) => rest),
   }));
+
+  certificationRoutes(app, {
+    mode: certification,
+    now,
+    identity: taxpayerIdentity,
+    makeEcf: (buyerRnc) => taxpayer.makeEcf({ buyerRnc }),
+    accepted: (rnc, environment) =>
+      state.submissions
+        .filter((s) => s.kind === 'ecf' && s.environment === environment && s.rnc === rnc && s.verdict.code === 1 && s.queriesInProcess === 0)
+        .reverse()
+        .map((s) => ({ encf: s.encf, issuedOn: s.facts.issuedOn, totalAmount: s.facts.totalAmount, buyerRnc: s.facts.buyerRnc })),
+  });
 
   // ---- the sandbox taxpayer's own receiver: the ACECF its buyers send back
   app.post('/taxpayer/fe/aprobacioncomercial/api/ecf', async (request, reply) => {
@@ -711,6 +733,9 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
           }
           const problem = checkApproval(upload.xml);
           if (problem) return reply.send({ mensaje: [problem], estado: 'Aprobación comercial rechazada', codigo: '02' });
+          // Paso 3: an ACECF of an applicant's set is judged against its row.
+          const judged = environment === 'certecf' ? certification.judgeApproval(upload.xml) : null;
+          if (judged && !judged.accepted) return reply.send({ mensaje: judged.messages, estado: 'Aprobación comercial rechazada', codigo: '02' });
           state.authorityApprovals.push({ fileName: upload.fileName, xml: upload.xml, receivedAt: now() });
           return reply.send({ mensaje: [], estado: 'Aprobacion Comercial Aprobada.', codigo: '01' });
         });
@@ -775,6 +800,13 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     const receivedAt = now();
     const judged = judge(kind, environment, rnc, encf, upload.xml, outcome, receivedAt);
     if (judged.verdict.sequenceUsed) state.used.add(usedKey(environment, rnc, encf));
+    if (environment === 'certecf') {
+      const transient = outcome?.kind === 'transientReject' && judged.verdict.messages[0]?.code === (outcome.code ?? SANDBOX_CODES.transient);
+      certification.settle(
+        { kind, rnc, encf, code: judged.verdict.code, messages: judged.verdict.messages, transient, totalAmount: judged.facts.totalAmount },
+        judged.facts.securityCode,
+      );
+    }
     const submission: MutableSubmission = {
       id: randomUUID(),
       trackId: kind === 'ecf' ? randomUUID() : null,
@@ -810,7 +842,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     xml: string,
     outcome: SandboxOutcome | undefined,
     at: Date,
-  ): { verdict: SandboxVerdict; queriesInProcess: number; facts: DocumentFacts } {
+  ): { verdict: SandboxVerdict; queriesInProcess: number; facts: DocumentFacts; inSet?: boolean } {
     let facts: DocumentFacts = NO_FACTS;
     const refuse = (code: number, value: string, sequenceUsed = false) => ({
       verdict: { code: 2 as const, status: STATUS[2], sequenceUsed, messages: [{ code, value }] },
@@ -848,12 +880,20 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     if (kind === 'rfce' && !(total < CONSUMER_SUMMARY_LIMIT)) {
       return refuse(SANDBOX_CODES.notConsumerSummary, 'El resumen (RFCE) es solo para facturas de consumo menores de RD$250,000.00.');
     }
-    if (state.used.has(usedKey(environment, rnc, encf))) {
-      return refuse(SANDBOX_CODES.sequenceUsed, `El e-NCF ${encf} ya fue utilizado.`, true);
+    // Certification: a document of an applicant's set is judged against its row, and may be sent again after a reset.
+    const set = environment === 'certecf' ? certification.judge(kind, rnc, encf, xml) : null;
+    if (set?.inSet && 'duplicate' in set) return { ...refuse(set.duplicate.code, set.duplicate.value, true), inSet: true };
+    if (set?.inSet && set.messages.length) {
+      return { verdict: { code: 2, status: STATUS[2], sequenceUsed: false, messages: set.messages }, queriesInProcess: 0, facts, inSet: true };
     }
-    const n = Number(encf.slice(3));
-    if (annulled(environment, rnc, Number(type), n, n)) {
-      return refuse(SANDBOX_CODES.encfAnnulled, `El e-NCF ${encf} fue anulado.`, true);
+    if (!set?.inSet) {
+      if (state.used.has(usedKey(environment, rnc, encf))) {
+        return refuse(SANDBOX_CODES.sequenceUsed, `El e-NCF ${encf} ya fue utilizado.`, true);
+      }
+      const n = Number(encf.slice(3));
+      if (annulled(environment, rnc, Number(type), n, n)) {
+        return refuse(SANDBOX_CODES.encfAnnulled, `El e-NCF ${encf} fue anulado.`, true);
+      }
     }
     let final: FinalOutcome = { kind: 'accept' };
     let queriesInProcess = 0;
@@ -863,7 +903,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     } else if (outcome && isFinal(outcome)) {
       final = outcome;
     }
-    return { verdict: verdictOf(final), queriesInProcess, facts };
+    return { verdict: verdictOf(final), queriesInProcess, facts, inSet: set?.inSet ?? false };
   }
 
   /** Whether an accepted annulment of this environment and RNC covers any number of `type` from–to. */
