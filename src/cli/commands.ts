@@ -58,6 +58,7 @@ import ReceivedShow from './commands/received/show.js';
 import ReceivedApprove from './commands/received/approve.js';
 import ReceivedReject from './commands/received/reject.js';
 import Watch from './commands/watch.js';
+import CertifyWorkbook from './commands/certify/workbook.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -124,4 +125,5 @@ export const commands = {
   'received:show': ReceivedShow,
   'received:approve': ReceivedApprove,
   'received:reject': ReceivedReject,
+  'certify:workbook': CertifyWorkbook,
 };
