@@ -60,6 +60,8 @@ import ReceivedReject from './commands/received/reject.js';
 import Watch from './commands/watch.js';
 import CertifyWorkbook from './commands/certify/workbook.js';
 import CertifySign from './commands/certify/sign.js';
+import CertifySimulate from './commands/certify/simulate.js';
+import CertifyPrint from './commands/certify/print.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -128,4 +130,6 @@ export const commands = {
   'received:reject': ReceivedReject,
   'certify:workbook': CertifyWorkbook,
   'certify:sign': CertifySign,
+  'certify:simulate': CertifySimulate,
+  'certify:print': CertifyPrint,
 };
