@@ -130,8 +130,9 @@ export function certificationRoutes(app: FastifyInstance, deps: CertificationRou
   const countOf = (value: unknown, fallback: number): number | { error: string } =>
     value === undefined ? fallback : Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 20 ? (value as number) : { error: 'count: an integer from 1 to 20' };
 
+  // Pasos 9 and 11 test the receiver, not the data set: they run without a set too (the result is then only in the answer).
   app.post(`${base}/paso9`, async (request, reply) => {
-    const rnc = rncOf(request, reply);
+    const rnc = rncOf(request, reply, false);
     if (!rnc) return reply;
     const body = (request.body ?? {}) as { url?: unknown; count?: unknown; faulty?: unknown };
     const url = urlOf(body);
@@ -152,7 +153,7 @@ export function certificationRoutes(app: FastifyInstance, deps: CertificationRou
   });
 
   app.post(`${base}/paso11`, async (request, reply) => {
-    const rnc = rncOf(request, reply);
+    const rnc = rncOf(request, reply, false);
     if (!rnc) return reply;
     const body = (request.body ?? {}) as { url?: unknown; count?: unknown; environment?: unknown; encfs?: unknown };
     const url = urlOf(body);
