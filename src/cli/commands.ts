@@ -62,6 +62,11 @@ import CertifyWorkbook from './commands/certify/workbook.js';
 import CertifySign from './commands/certify/sign.js';
 import CertifySimulate from './commands/certify/simulate.js';
 import CertifyPrint from './commands/certify/print.js';
+import CertifyStart from './commands/certify/start.js';
+import CertifyImport from './commands/certify/import.js';
+import CertifyRun from './commands/certify/run.js';
+import CertifyStatus from './commands/certify/status.js';
+import CertifyUploads from './commands/certify/uploads.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -132,4 +137,9 @@ export const commands = {
   'certify:sign': CertifySign,
   'certify:simulate': CertifySimulate,
   'certify:print': CertifyPrint,
+  'certify:start': CertifyStart,
+  'certify:import': CertifyImport,
+  'certify:run': CertifyRun,
+  'certify:status': CertifyStatus,
+  'certify:uploads': CertifyUploads,
 };

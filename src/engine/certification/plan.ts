@@ -48,14 +48,14 @@ export function phaseOf(kind: string, encf: string, rfceEncfs: ReadonlySet<strin
   return isNote(kind) ? 'note' : 'ecf';
 }
 
-export type NextStep =
-  | { readonly kind: 'send'; readonly cases: readonly PlannedCase[] }
+export type NextStep<C extends PlannedCase = PlannedCase> =
+  | { readonly kind: 'send'; readonly cases: readonly C[] }
   /** Sent cases await their verdicts before anything else may go. */
-  | { readonly kind: 'wait'; readonly pending: readonly PlannedCase[] }
-  | { readonly kind: 'stopped'; readonly rejected: readonly PlannedCase[] }
+  | { readonly kind: 'wait'; readonly pending: readonly C[] }
+  | { readonly kind: 'stopped'; readonly rejected: readonly C[] }
   | { readonly kind: 'done' }
   /** Notes whose original is not accepted and never will be in this set. */
-  | { readonly kind: 'blocked'; readonly cases: readonly PlannedCase[]; readonly reason: string };
+  | { readonly kind: 'blocked'; readonly cases: readonly C[]; readonly reason: string };
 
 const PHASES: readonly Phase[] = ['ecf', 'rfce', 'note'];
 
@@ -64,7 +64,7 @@ const PHASES: readonly Phase[] = ['ecf', 'rfce', 'note'];
  * crash decides exactly as the one that died would have. Cases still
  * `imported` or `sending` must be prepared or settled before planning.
  */
-export function nextStep(cases: readonly PlannedCase[]): NextStep {
+export function nextStep<C extends PlannedCase>(cases: readonly C[]): NextStep<C> {
   const rejected = cases.filter((c) => c.state === 'rejected');
   if (rejected.length > 0) return { kind: 'stopped', rejected };
   const inFlight = cases.filter((c) => c.state === 'sent' || c.state === 'sending');

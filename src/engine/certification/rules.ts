@@ -15,6 +15,14 @@ export const SEQUENCE_USED_CODE = 1209;
 export const SEQUENCE_USED_COUNTS_AS_ACCEPTED = true;
 
 /**
+ * Rejections that mean "try again" (9001, the service temporarily
+ * unavailable): the same signed bytes are sent again. Unlike ordinary
+ * submission, 614 is not among them: in certification a note refused with
+ * 614 counts as a rejection and resets the set (CERTIFICATION.md §2.7).
+ */
+export const RESEND_CODES: ReadonlySet<number> = new Set([9001]);
+
+/**
  * Aceptado Condicional (code 4): SILENT on whether the portal counts it. The
  * set's data is meant to match exactly, so only Aceptado counts; a
  * conditional acceptance stops the run like a rejection, with its messages.

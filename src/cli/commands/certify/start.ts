@@ -1,0 +1,30 @@
+import { EcfCommand } from '../../base.js';
+import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
+import { certificationReport } from '../../../engine/certification/report.js';
+import { startCertification } from '../../../engine/certification/state.js';
+import { PASOS } from '../../../engine/certification/pasos.js';
+
+export default class CertifyStart extends EcfCommand {
+  static override description =
+    "Start the tenant's certification as an electronic issuer (the authority's certification environment, cert): shows the 14 Pasos, what the appliance does and what you do in the portal";
+  static override examples = ['<%= config.bin %> certify start', '<%= config.bin %> certify start --tenant 131000001 --json'];
+  static override flags = { tenant: tenantFlag };
+
+  async run() {
+    const { flags } = await this.parse(CertifyStart);
+    const engine = await this.engine(flags);
+    const tenant = await resolveTenant(engine, flags.tenant);
+    const { created } = await startCertification(engine, tenant.id);
+    const report = await certificationReport(engine, tenant.id);
+    this.log(created ? `Certification started for RNC ${tenant.rnc}.` : `Certification of RNC ${tenant.rnc} already started on ${report.startedAt}; nothing done is lost.`);
+    this.log('');
+    for (const p of PASOS) {
+      const state = report.pasos.find((r) => r.paso === p.paso)!.state;
+      this.log(`${state === 'done' ? '[x]' : '[ ]'} Paso ${p.paso}: ${p.title}`);
+      if (p.appliance) this.log(`      appliance: ${p.appliance}${p.command ? ` (${p.command})` : ''}`);
+      if (p.person) this.log(`      you, in the portal: ${p.person}`);
+    }
+    this.log('', `Next: ${report.next}`);
+    return { created, ...report };
+  }
+}
