@@ -6,7 +6,12 @@ import { PRINT_SLOTS, renderPrintSlots } from '../../src/engine/certification/pr
 import { getCertification } from '../../src/engine/certification/state.js';
 import { pdfText, qrCodes, renderPages } from '../representation/read-back.js';
 import { getEcf } from '../../src/engine/ecf/queries.js';
-import { tempDir } from '../helpers.js';
+import { seedIssuer, tempDir, testDataDir } from '../helpers.js';
+import { cliFor } from '../cli-runner.js';
+import { openEngine } from '../../src/engine/engine.js';
+import { setSetting } from '../../src/engine/settings/settings.js';
+import { startCertification } from '../../src/engine/certification/state.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { certificationHarness } from './simulation-harness.js';
 
 describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all', () => {
@@ -80,4 +85,47 @@ describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all'
     expect(statSync(out).isDirectory()).toBe(true);
     expect((await getCertification(h.engine, h.tenant.id))!.pasos[5]).toMatchObject({ state: 'in_progress', detail: { missing: ['46'] } });
   });
+});
+
+describe('ecf certify simulate | print (the built binary)', () => {
+  it('issues the quota with --json, issues nothing the second time, then writes the 11 PDFs', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const dataDir = testDataDir();
+      const engine = await openEngine({ dataDir });
+      const { tenant } = await seedIssuer(engine);
+      await setSetting(engine, 'taxauth.url.cert', `${sandbox.url}/certecf`);
+      await setSetting(engine, 'taxauth.fc_url.cert', `${sandbox.url}/certecf`);
+      await startCertification(engine, tenant.id);
+      await engine.close();
+      const { ecf, json } = cliFor(dataDir);
+
+      const first = await json(['certify', 'simulate', '--wait', '30']);
+      expect(first).toMatchObject({ complete: true, accepted: 25, total: 25, issuedNow: 25, round: 1 });
+      const again = await json(['certify', 'simulate']);
+      expect(again).toMatchObject({ complete: true, issuedNow: 0 });
+
+      const out = join(tempDir(), 'slots');
+      const printed = await json(['certify', 'print', '--out', out, '--layout', 'roll']);
+      expect(printed).toMatchObject({ complete: true, layout: 'roll', missing: [] });
+      expect(readdirSync(out)).toHaveLength(11);
+      const people = await ecf(['certify', 'print', '--out', out]);
+      expect(people.code, people.stderr).toBe(0);
+      expect(people.stdout).toContain('32 >=RD$250mil');
+      expect(people.stdout).toContain('11 files');
+    } finally {
+      await sandbox.close();
+    }
+  }, 120_000);
+
+  it('exits 1 and names the empty slots when nothing was simulated', async () => {
+    const dataDir = testDataDir();
+    const engine = await openEngine({ dataDir });
+    const { tenant } = await seedIssuer(engine);
+    await startCertification(engine, tenant.id);
+    await engine.close();
+    const r = await cliFor(dataDir).ecf(['certify', 'print', '--out', join(tempDir(), 'none')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('slot "32 < RD$250mil": no accepted simulation e-CF, no file');
+  }, 60_000);
 });
