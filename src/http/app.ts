@@ -27,6 +27,8 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Largest request body accepted, in bytes; bigger ones get a 413 problem. */
   readonly bodyLimit?: number;
+  /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP (`ecf serve --tls-cert --tls-key`). */
+  readonly https?: { readonly key: Buffer; readonly cert: Buffer };
 }
 
 export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider']>;
@@ -50,6 +52,8 @@ function unreadableRequest(status: number, parserCode: string | undefined) {
 /** The whole /api/v1 surface as a fastify instance; `listen` or `inject` it. */
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
+    // Typed as the HTTP server's options either way: the app's routes do not depend on which.
+    ...((options.https ? { https: { key: options.https.key, cert: options.https.cert } } : {}) as object),
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Time to receive a whole request (headers and body); fastify turns Node's default off, which

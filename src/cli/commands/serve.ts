@@ -2,6 +2,9 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import type { Scheduler } from '../../jobs/scheduler.js';
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
 import { describeWatchResult } from './watch.js';
@@ -21,6 +24,8 @@ export default class Serve extends EcfCommand {
     watch: Flags.string({ description: 'Also issue the *.json files dropped into DIR/inbox, as `ecf watch DIR` does', helpValue: 'DIR' }),
     'watch-tenant': Flags.string({ description: 'Tenant id or RNC the dropped files are issued for (may be left out with one tenant)' }),
     'watch-follow': Flags.boolean({ description: "Rewrite the result JSON in DIR/done as the authority's verdict arrives", default: false }),
+    'tls-cert': Flags.string({ description: 'Serve HTTPS with this certificate (PEM, the chain after it); needs --tls-key', helpValue: 'PEM', dependsOn: ['tls-key'] }),
+    'tls-key': Flags.string({ description: 'The private key (PEM, unencrypted) of --tls-cert', helpValue: 'PEM', dependsOn: ['tls-cert'] }),
     // The built-in sandbox's latency and limits, as `ecf sandbox` takes them (with --sandbox only).
     ...sandboxLoadFlags,
   };
@@ -34,13 +39,15 @@ export default class Serve extends EcfCommand {
       import('../../sandbox/index.js'),
       import('../../engine/work/background.js'),
     ]);
+    // Read before anything starts, so a wrong file stops serve with its reason and nothing half-started.
+    const https = flags['tls-cert'] && flags['tls-key'] ? readTls(flags['tls-cert'], flags['tls-key'], new Date()) : undefined;
     const load = sandboxLoadFromFlags(flags);
     if (load && !flags.sandbox) this.error('The sandbox load flags (--latency, --max-in-flight, …) need --sandbox.', { exit: 2 });
     const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0, ...(load && { load }) }) : undefined;
     // Read by the authority client here and in the job workers, which start after this.
     if (sandbox) process.env.ECF_TAXAUTH_SANDBOX_URL = sandbox.url;
     const engine = await this.engine(flags, { backgroundCheckpoints: true });
-    const app = await buildApp({ engine, logger: { level: flags['log-level'] } });
+    const app = await buildApp({ engine, logger: { level: flags['log-level'] }, ...(https && { https: { key: https.key, cert: https.cert } }) });
     const address = await app.listen({ host: flags.host, port: flags.port });
     let scheduler: Scheduler | undefined;
     let work: RunningWork | undefined;
@@ -69,6 +76,7 @@ export default class Serve extends EcfCommand {
       });
       this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
     }
+    if (https?.warning) this.warn(https.warning);
     this.log(`ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
     if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}${load ? ` (${describeSandboxLoad(load)})` : ''}`);
 
@@ -84,4 +92,46 @@ export default class Serve extends EcfCommand {
     await sandbox?.close();
     return { address, stopped: true };
   }
+}
+
+const tlsError = (code: string, message: string) => new EngineError('validation', code, message);
+
+function readPem(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw tlsError('Serve.TlsUnreadable', `--${flag} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+}
+
+/**
+ * The certificate and key for HTTPS, checked here so each mistake gets its
+ * own sentence instead of OpenSSL's: not PEM, an encrypted key, a key that is
+ * not the certificate's. An expired certificate still serves (a test setup
+ * may want it) with a warning, since the authority would refuse it.
+ */
+export function readTls(certPath: string, keyPath: string, now: Date): { cert: Buffer; key: Buffer; warning: string | null } {
+  const cert = readPem(certPath, 'tls-cert');
+  const key = readPem(keyPath, 'tls-key');
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw tlsError('Serve.TlsCertificateInvalid', `--tls-cert ${certPath} is not a PEM certificate (-----BEGIN CERTIFICATE-----).`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (err) {
+    const encrypted = /ENCRYPTED/.test(key.toString('latin1')) || /passphrase/i.test((err as Error).message);
+    throw tlsError(
+      'Serve.TlsKeyInvalid',
+      encrypted ? `--tls-key ${keyPath} is encrypted; give serve an unencrypted key (openssl pkey -in key.pem -out plain.pem).` : `--tls-key ${keyPath} is not a PEM private key.`,
+    );
+  }
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw tlsError('Serve.TlsKeyMismatch', `--tls-key ${keyPath} is not the private key of the certificate in --tls-cert ${certPath} (${certificate.subject.replace(/\n/g, ', ')}).`);
+  }
+  const expired = Date.parse(certificate.validTo) < now.getTime();
+  return { cert, key, warning: expired ? `The TLS certificate expired on ${certificate.validTo}; callers that check it (the tax authority does) will refuse it.` : null };
 }
