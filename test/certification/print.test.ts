@@ -79,11 +79,12 @@ describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all'
     const out = join(tempDir(), 'partial');
     const r = await renderPrintSlots(h.engine, h.tenant.id, { outDir: out });
     expect(r.complete).toBe(false);
-    expect(r.missing).toEqual([{ slot: '46', label: '46' }]);
-    expect(r.files).toHaveLength(10);
-    expect(r.note).toContain('"46"');
+    // The rejections stopped the run before the notes: 33, 34 and 46 have no accepted e-CF.
+    expect(r.missing).toEqual([{ slot: '33', label: '33' }, { slot: '34', label: '34' }, { slot: '46', label: '46' }]);
+    expect(r.files).toHaveLength(8);
+    expect(r.note).toContain('"33", "34", "46"');
     expect(statSync(out).isDirectory()).toBe(true);
-    expect((await getCertification(h.engine, h.tenant.id))!.pasos[5]).toMatchObject({ state: 'in_progress', detail: { missing: ['46'] } });
+    expect((await getCertification(h.engine, h.tenant.id))!.pasos[5]).toMatchObject({ state: 'in_progress', detail: { missing: ['33', '34', '46'] } });
   });
 });
 

@@ -59,32 +59,54 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     expect(r.consumo).toHaveLength(4);
   });
 
-  it('a second run issues nothing; a rejected e-CF does not count and the next run replaces it with a new e-NCF', async () => {
+  it('a second run issues nothing; a rejection counts nothing, sends no notes, and the next run issues the whole quota again in a new round with new e-NCFs', async () => {
     const h = await certificationHarness();
     // The first 43 the run issues (E430000000012, after Paso 2's 11) is rejected.
     h.sandbox.control.script({ encf: 'E430000000012', outcomes: [{ kind: 'reject', messages: [{ code: 1999, value: 'Monto inválido' }] }] });
     const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
-    expect(first.complete).toBe(false);
-    expect(first.accepted).toBe(24);
+    expect(first).toMatchObject({ complete: false, restartsNext: true, round: 1, accepted: 21, issuedNow: 22 });
     expect(first.rejected).toEqual([expect.objectContaining({ slot: '43', encf: 'E430000000012', status: 'rejected', messages: [{ code: 1999, value: 'Monto inválido' }] })]);
-    expect(first.note).toMatch(/rejected by the authority: they do not count/);
-    expect((await getCertification(h.engine, h.tenant.id))!.pasos[4].state).toBe('in_progress');
+    expect(first.slots.filter((s) => s.slot === '33' || s.slot === '34').flatMap((s) => s.documents)).toEqual([]);
+    expect(first.note).toMatch(/does not count, and the portal restarts the simulation counters on a rejection, so no notes were sent.*round 2/);
+    expect((await getCertification(h.engine, h.tenant.id))!.pasos[4]).toMatchObject({ state: 'failed', detail: { round: 1, restartsNext: true } });
+    const firstEncfs = new Set(first.slots.flatMap((s) => s.documents.map((d) => d.encf)));
+
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(second).toMatchObject({ complete: true, round: 2, accepted: 25, issuedNow: 25, restartsNext: false });
+    const secondDocs = second.slots.flatMap((s) => s.documents);
+    for (const d of secondDocs) expect(firstEncfs.has(d.encf), d.encf).toBe(false);
+    expect(second.slots.find((s) => s.slot === '43')!.documents.map((d) => d.encf)).toEqual(['E430000000014', 'E430000000015']);
+    expect(second.rangesAdded).toEqual([]);
 
     const submissionsBefore = h.sandbox.control.submissions().length;
-    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
-    expect(second.complete).toBe(true);
-    expect(second.issuedNow).toBe(1);
-    const replaced = second.slots.find((s) => s.slot === '43')!.documents.filter((d) => d.position === 1);
-    expect(replaced.map((d) => [d.encf, d.status, d.attempt])).toEqual([
-      ['E430000000012', 'rejected', 1],
-      ['E430000000014', 'accepted', 2],
-    ]);
-    expect(h.sandbox.control.submissions().length).toBe(submissionsBefore + 1);
-
     const third = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
-    expect(third).toMatchObject({ complete: true, issuedNow: 0, accepted: 25 });
-    expect(h.sandbox.control.submissions().length).toBe(submissionsBefore + 1);
-    expect((await getCertification(h.engine, h.tenant.id))!.pasos[4].state).toBe('done');
+    expect(third).toMatchObject({ complete: true, round: 2, issuedNow: 0, accepted: 25 });
+    expect(h.sandbox.control.submissions().length).toBe(submissionsBefore);
+    expect((await getCertification(h.engine, h.tenant.id))!.pasos[4]).toMatchObject({ state: 'done', detail: { round: 2 } });
+  });
+
+  it('an e-CF accepted with conditions does not count: the next run issues another in its place, in the same round', async () => {
+    const h = await certificationHarness();
+    h.sandbox.control.script({ encf: 'E440000000006', outcomes: [{ kind: 'conditional', messages: [{ code: 4001, value: 'Observación' }] }] });
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(first).toMatchObject({ complete: false, restartsNext: false, accepted: 24 });
+    expect(first.conditional).toEqual([expect.objectContaining({ slot: '44', encf: 'E440000000006', status: 'accepted_conditional' })]);
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(second).toMatchObject({ complete: true, round: 1, issuedNow: 1 });
+    expect(second.slots.find((s) => s.slot === '44')!.documents.map((d) => [d.position, d.attempt, d.encf, d.status])).toEqual([
+      [1, 1, 'E440000000006', 'accepted_conditional'],
+      [1, 2, 'E440000000008', 'accepted'],
+      [2, 1, 'E440000000007', 'accepted'],
+    ]);
+  });
+
+  it('--restart starts a new round by hand: everything is issued again with new e-NCFs', async () => {
+    const h = await certificationHarness();
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const again = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, restart: true });
+    expect(again).toMatchObject({ complete: true, round: 2, issuedNow: 25 });
+    const before = new Set(first.slots.flatMap((s) => s.documents.map((d) => d.encf)));
+    for (const d of again.slots.flatMap((s) => s.documents)) expect(before.has(d.encf)).toBe(false);
   });
 
   it('takes payloads from a folder by type and amount (32 split at 250,000), and the examples for slots it lacks', async () => {

@@ -41,3 +41,23 @@ export const SIMULATION_QUOTA = SIMULATION_SLOTS.reduce((n, s) => n + s.quota, 0
 
 /** A type-32 payload's slot, by whether it goes as an RFCE (strictly under DOP 250,000.00). */
 export const slotOfType = (type: EcfType, takesRfce: boolean): SlotId => (type === 32 ? (takesRfce ? '32-rfce' : '32') : (String(type) as SlotId));
+
+/*
+ * Readings of what CERTIFICATION.md leaves UNCERTAIN or SILENT about Paso 4,
+ * here so each is easy to find and to change. Each is the safe one: at worst
+ * it issues more e-CF than the portal needed (its range has 10,000,000
+ * numbers per type), never fewer.
+ */
+
+/**
+ * A rejected simulation e-CF restarts the portal's Paso 4 counters: the
+ * screen says sequences are not reused "after the tests restart because of
+ * a rejection" (§1.2 Paso 4), and the built-in sandbox plays it so. The run
+ * then sends no notes, and the next run starts a new round that issues the
+ * whole quota again with new e-NCFs. false: only the rejected position is
+ * issued again.
+ */
+export const PASO4_REJECTION_RESTARTS = true;
+
+/** Aceptado Condicional: SILENT on whether the portal counts it. Not counted (as in Paso 2): the position gets a new e-CF on the next run, with no restart. */
+export const PASO4_CONDITIONAL_COUNTS = false;

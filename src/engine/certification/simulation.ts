@@ -15,7 +15,16 @@ import type { EcfTable } from '../store/schema.js';
 import { waitForVerdict } from '../submission/wait.js';
 import { getCertification, recordPaso, requireCertification } from './state.js';
 import { SIMULATION_EXAMPLES } from './simulation-examples.js';
-import { SIMULATION_QUOTA, SIMULATION_SLOTS, slotOfType, type SimulationSlot, type SlotId } from './simulation-slots.js';
+import {
+  PASO4_CONDITIONAL_COUNTS,
+  PASO4_REJECTION_RESTARTS,
+  SIMULATION_QUOTA,
+  SIMULATION_SLOTS,
+  slotOfType,
+  type SimulationSlot,
+  type SlotId,
+} from './simulation-slots.js';
+import { uploadFileName } from './rules.js';
 
 /**
  * Paso 4, "Pruebas de Simulación e-CF" (CERTIFICATION.md §1.2, §2.6, §2.7):
@@ -28,10 +37,12 @@ import { SIMULATION_QUOTA, SIMULATION_SLOTS, slotOfType, type SimulationSlot, ty
  * `certify-paso4:r{round}:{slot}:{position}:{attempt}`, so the store itself
  * says what this certification already issued, even if the process died
  * between issuing and recording. A position counts once its e-CF is
- * accepted (or accepted with conditions); one the authority rejected does
- * not count, and the next run issues a new e-CF, with a new e-NCF, in its
- * place. `review` and `failed` are not rejections: the authority may hold
- * the document, so they are reported for `ecf retry` and never replaced.
+ * accepted. One the authority rejected does not count; as the portal
+ * restarts the simulation on a rejection (PASO4_REJECTION_RESTARTS), the
+ * run sends no notes after it and the next run starts a new round that
+ * issues the whole quota again, with new e-NCFs. `review` and `failed` are
+ * not rejections: the authority may hold the document, so they are reported
+ * for `ecf retry` and never replaced.
  */
 
 export const SIMULATION_ENVIRONMENT = 'cert' as const;
@@ -54,7 +65,7 @@ export interface SimulationOptions {
   readonly onProgress?: (progress: { readonly accepted: number; readonly total: number; readonly event: string }) => void;
 }
 
-export type PositionState = 'accepted' | 'pending' | 'rejected' | 'unsettled' | 'missing' | 'waiting';
+export type PositionState = 'accepted' | 'conditional' | 'pending' | 'rejected' | 'unsettled' | 'missing';
 
 export interface SimulationDocument {
   readonly position: number;
@@ -96,6 +107,10 @@ export interface SimulationReport {
   readonly unsettled: readonly (SimulationDocument & { slot: SlotId })[];
   /** Issued but without a verdict when the wait ran out: the next run waits again. */
   readonly pending: readonly (SimulationDocument & { slot: SlotId })[];
+  /** Accepted with conditions: not counted (PASO4_CONDITIONAL_COUNTS); the next run issues another in its place. */
+  readonly conditional: readonly (SimulationDocument & { slot: SlotId })[];
+  /** The next run starts a new round (a rejection restarted the portal's counters). */
+  readonly restartsNext: boolean;
   /** Accepted consumo invoices under DOP 250,000: their full XML goes to the portal's upload box. */
   readonly consumo: readonly { id: string; encf: string }[];
   readonly note: string;
@@ -108,7 +123,7 @@ interface Source {
   readonly payload: Record<string, unknown>;
 }
 
-const COUNTS = new Set(['accepted', 'accepted_conditional']);
+const COUNTS = new Set(PASO4_CONDITIONAL_COUNTS ? ['accepted', 'accepted_conditional'] : ['accepted']);
 const SETTLED_AGAINST = new Set(['rejected']);
 const UNSETTLED = new Set(['review', 'failed']);
 
@@ -116,11 +131,13 @@ const keyOf = (round: number, slot: SlotId, position: number, attempt: number) =
 const KEY = /^certify-paso4:r(\d+):([0-9a-z-]+):(\d+):(\d+)$/;
 
 /** The round of the Paso 4 record (1 when nothing was recorded yet). */
-async function currentRound(engine: Engine, tenantId: string): Promise<number> {
+async function recordedRound(engine: Engine, tenantId: string): Promise<number> {
   const c = await getCertification(engine, tenantId);
   const round = c?.pasos[4].detail?.round;
   return typeof round === 'number' && round >= 1 ? round : 1;
 }
+
+const rejectedIn = (stored: Map<string, EcfRow[]>): boolean => [...stored.values()].some((rows) => rows.some((r) => r.status === 'rejected'));
 
 /** This round's e-CF, by slot and position, every attempt in order. */
 async function roundDocuments(engine: Engine, tenantId: string, round: number): Promise<Map<string, EcfRow[]>> {
@@ -319,6 +336,7 @@ function stateOf(p: Position): PositionState {
   const row = latest(p);
   if (!row) return 'missing';
   if (COUNTS.has(row.status)) return 'accepted';
+  if (row.status === 'accepted_conditional') return 'conditional';
   if (SETTLED_AGAINST.has(row.status)) return 'rejected';
   if (UNSETTLED.has(row.status)) return 'unsettled';
   return 'pending';
@@ -361,8 +379,12 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   };
   const waitSeconds = options.waitSeconds ?? 300;
 
-  const round = (await currentRound(engine, tenantId)) + (options.restart ? 1 : 0);
-  const stored = await roundDocuments(engine, tenantId, round);
+  let round = (await recordedRound(engine, tenantId)) + (options.restart ? 1 : 0);
+  let stored = await roundDocuments(engine, tenantId, round);
+  if (PASO4_REJECTION_RESTARTS && rejectedIn(stored)) {
+    round += 1;
+    stored = await roundDocuments(engine, tenantId, round);
+  }
   const positions: Position[] = SIMULATION_SLOTS.flatMap((slot) =>
     Array.from({ length: slot.quota }, (_, i) => ({ slot, position: i + 1, rows: stored.get(`${slot.id}:${i + 1}`) ?? [], issuedNow: new Set<string>(), modifies: new Map<string, string>() })),
   );
@@ -370,7 +392,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   const tell = (event: string) => options.onProgress?.({ accepted: acceptedCount(), total: SIMULATION_QUOTA, event });
   await recordPaso(engine, tenantId, 4, { state: 'in_progress', note: `Simulation round ${round}: issuing the quota in cert.`, detail: { round } });
 
-  const toIssue = (p: Position) => ['missing', 'rejected'].includes(stateOf(p));
+  const toIssue = (p: Position) => ['missing', 'rejected', 'conditional'].includes(stateOf(p));
   const types = new Set(positions.filter(toIssue).map((p) => p.slot.type));
   const rangesAdded = types.size ? await ensureRanges(engine, tenantId, types) : [];
 
@@ -399,6 +421,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
     await issue(p, structuredClone(list[(p.position - 1) % list.length]!.payload));
   }
   await wait(ordinary);
+  const restarted = () => PASO4_REJECTION_RESTARTS && positions.some((p) => p.rows.some((r) => r.status === 'rejected'));
 
   // Notes last, each modifying an accepted e-CF of this round that no other note modifies.
   const notes = positions.filter((p) => p.slot.note);
@@ -414,6 +437,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   }
   const waiting = new Map<SlotId, string>();
   for (const p of notes.filter(toIssue)) {
+    if (restarted()) break;
     const { list } = sourceOf(p.slot.id);
     const payload = structuredClone(list[(p.position - 1) % list.length]!.payload);
     const targetType = targetTypeOf(payload);
@@ -434,7 +458,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   }
   await wait(notes);
 
-  return report(engine, tenantId, round, positions, rangesAdded, waiting, (slot) => sourceOf(slot).from);
+  return report(engine, tenantId, round, positions, rangesAdded, waiting, restarted(), (slot) => sourceOf(slot).from);
 }
 
 async function report(
@@ -444,6 +468,7 @@ async function report(
   positions: readonly Position[],
   rangesAdded: SimulationReport['rangesAdded'],
   waiting: ReadonlyMap<SlotId, string>,
+  restartsNext: boolean,
   sourceFrom: (slot: SlotId) => 'payloads' | 'examples',
 ): Promise<SimulationReport> {
   const docOf = (p: Position, row: EcfRow): SimulationDocument => {
@@ -478,6 +503,8 @@ async function report(
   const rejected = latestOf('rejected');
   const unsettled = latestOf('unsettled');
   const pending = latestOf('pending');
+  const conditional = latestOf('conditional');
+  const rejectedAll = positions.flatMap((p) => p.rows.filter((row) => row.status === 'rejected').map((row) => ({ ...docOf(p, row), slot: p.slot.id })));
   const accepted = positions.filter((p) => stateOf(p) === 'accepted').length;
   const complete = accepted === SIMULATION_QUOTA;
   const consumo = positions.filter((p) => p.slot.id === '32-rfce' && stateOf(p) === 'accepted').map((p) => ({ id: latest(p)!.id, encf: latest(p)!.encf }));
@@ -485,7 +512,12 @@ async function report(
     ? `All ${SIMULATION_QUOTA} simulation e-CF accepted; upload the ${consumo.length} full consumo XMLs in the portal, then render the printed representations (\`ecf certify print\`).`
     : [
         `${accepted}/${SIMULATION_QUOTA} accepted.`,
-        rejected.length ? `${rejected.length} rejected by the authority: they do not count; run \`ecf certify simulate\` again to issue new ones in their place (fix the payload first).` : '',
+        restartsNext
+          ? `${rejectedAll.length} rejected by the authority (${rejectedAll.map((d) => d.encf).join(', ')}): a rejected e-CF does not count, and the portal restarts the simulation counters on a rejection, so no notes were sent; fix the payload, then run \`ecf certify simulate\` again: it starts round ${round + 1} and issues the whole quota again with new e-NCFs.`
+          : rejected.length
+            ? `${rejected.length} rejected by the authority: they do not count; run \`ecf certify simulate\` again to issue new ones in their place (fix the payload first).`
+            : '',
+        conditional.length ? `${conditional.length} accepted with conditions, which may not count: the next run issues others in their place.` : '',
         unsettled.length ? `${unsettled.length} without a final verdict (review or failed): settle them with \`ecf retry ID\`.` : '',
         pending.length ? `${pending.length} still waiting for a verdict: run \`ecf certify simulate\` again to keep waiting.` : '',
         waiting.size ? `Notes ${[...waiting.keys()].join(', ')} wait for an accepted e-CF to modify.` : '',
@@ -499,9 +531,10 @@ async function report(
     slots: Object.fromEntries(
       slots.map((s) => [s.slot, { label: s.label, quota: s.quota, accepted: s.accepted, ids: s.documents.map((d) => d.id), encfs: s.documents.map((d) => `${d.encf} ${d.status}`) }]),
     ),
-    rejected: rejected.map((d) => d.id),
+    rejected: rejectedAll.map((d) => d.id),
+    restartsNext,
   };
-  await recordPaso(engine, tenantId, 4, { state: complete ? 'done' : 'in_progress', note, detail });
+  await recordPaso(engine, tenantId, 4, { state: complete ? 'done' : restartsNext ? 'failed' : 'in_progress', note, detail });
   return {
     tenantId,
     round,
@@ -511,27 +544,38 @@ async function report(
     issuedNow: positions.reduce((n, p) => n + p.issuedNow.size, 0),
     rangesAdded,
     slots,
-    rejected,
+    rejected: restartsNext ? rejectedAll : rejected,
     unsettled,
     pending,
+    conditional,
+    restartsNext,
     consumo,
     note,
   };
 }
 
-/** One accepted e-CF per slot of the latest round (for the printed representations of Paso 5). */
+/**
+ * The accepted simulation e-CF of each slot, those of the latest round
+ * first (for the printed representations of Paso 5: any e-CF the authority
+ * accepted in Paso 4 is one the portal knows).
+ */
 export async function acceptedSimulationDocuments(engine: Engine, tenantId: string): Promise<Map<SlotId, EcfView[]>> {
-  const round = await currentRound(engine, tenantId);
-  const stored = await roundDocuments(engine, tenantId, round);
-  const out = new Map<SlotId, EcfView[]>();
-  for (const slot of SIMULATION_SLOTS) {
-    const views: EcfView[] = [];
-    for (let position = 1; position <= slot.quota; position++) {
-      const rows = stored.get(`${slot.id}:${position}`) ?? [];
-      const row = rows[rows.length - 1];
-      if (row && COUNTS.has(row.status)) views.push(await getEcf(engine, tenantId, row.id));
-    }
-    out.set(slot.id, views);
-  }
+  const rows = await engine.db
+    .selectFrom('ecf')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('environment', '=', SIMULATION_ENVIRONMENT)
+    .where('idempotency_key', 'like', `${KEY_PREFIX}:r%`)
+    .where('status', 'in', [...COUNTS])
+    .execute();
+  const parsed = rows
+    .map((row) => ({ row, m: KEY.exec(row.idempotency_key ?? '') }))
+    .filter((x): x is { row: EcfRow; m: RegExpExecArray } => x.m !== null)
+    .sort((a, b) => Number(b.m[1]) - Number(a.m[1]) || Number(a.m[3]) - Number(b.m[3]) || Number(a.m[4]) - Number(b.m[4]));
+  const out = new Map<SlotId, EcfView[]>(SIMULATION_SLOTS.map((s) => [s.id, []]));
+  for (const { row, m } of parsed) out.get(m[2] as SlotId)?.push(await getEcf(engine, tenantId, row.id));
   return out;
 }
+
+/** The portal's upload name of an accepted consumo invoice's full XML. */
+export const consumoFileName = uploadFileName;

@@ -5,7 +5,7 @@ import { EcfCommand } from '../../base.js';
 import { progressBar } from '../../progress.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { runSimulation, type SimulationReport } from '../../../engine/certification/simulation.js';
+import { consumoFileName, runSimulation, type SimulationReport } from '../../../engine/certification/simulation.js';
 import { ecfXml } from '../../../engine/ecf/queries.js';
 import type { Engine } from '../../../engine/engine.js';
 import { EngineError } from '../../../engine/errors.js';
@@ -17,7 +17,7 @@ export default class CertifySimulate extends EcfCommand {
     'Payloads come from --payloads (JSON files as POST /api/v1/ecf takes, sorted into slots by type and, for 32, by amount) and, for slots the folder has none for, from the built-in examples.',
     'Notes 33 and 34 modify e-CF of this simulation the authority accepted (the type named by reference.modifiedNcf, e.g. "E31"; 31 when none).',
     'New e-NCFs: a cert range per type is added when missing, starting above every number the Paso 2 workbook and earlier runs used.',
-    'Run it again at any time: it issues only what is missing. An e-CF the authority rejected does not count; the next run issues a new one (with a new e-NCF) in its place.',
+    'Run it again at any time: it issues only what is missing. An e-CF the authority rejected does not count, and the portal restarts the simulation on a rejection: no notes are sent after one, and the next run starts a new round that issues the whole quota again, with new e-NCFs (never reused).',
     'Exit code 0 when the whole quota is accepted, 1 otherwise (the report says what is missing).',
   ].join('\n');
   static override examples = [
@@ -69,7 +69,7 @@ export default class CertifySimulate extends EcfCommand {
       const files: string[] = [];
       for (const c of report.consumo) {
         const { bytes } = await ecfXml(engine, tenantId, c.id);
-        const file = join(out, `${rnc}${c.encf}.xml`);
+        const file = join(out, consumoFileName(rnc, c.encf));
         writeFileSync(file, bytes);
         files.push(file);
       }
