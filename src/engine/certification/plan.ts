@@ -57,7 +57,7 @@ export type NextStep<C extends PlannedCase = PlannedCase> =
   /** Notes whose original is not accepted and never will be in this set. */
   | { readonly kind: 'blocked'; readonly cases: readonly C[]; readonly reason: string };
 
-const PHASES: readonly Phase[] = ['ecf', 'rfce', 'note'];
+const PHASES: readonly Phase[] = ['ecf', 'rfce', 'note', 'approval'];
 
 /**
  * What to do next, from the cases' states alone: so a run resumed after a

@@ -35,6 +35,15 @@ export const POLL_INTERVALS_MS: readonly number[] = [500, 1000, 2000, 2500];
 /** After this long without a final verdict the run stops and says so; running again resumes the polling. */
 export const POLL_GIVE_UP_MS = 10 * 60_000;
 
+/**
+ * How long after a send whose outcome nobody recorded (the run died in the
+ * middle) the authority is asked whether it arrived: a request in flight
+ * when the process died may still be processed by the authority. The same
+ * margin ordinary submission gives an unclear send (three client timeouts),
+ * without its two-minute floor, which exists for other processes' leases.
+ */
+export const settleAfterMs = (clientTimeoutMs: number): number => 3 * clientTimeoutMs + 5_000;
+
 /** The portal's upload name of a document: `{RNCEmisor}{eNCF}.xml` (NOTES §3.1; code 3243 otherwise). */
 export const uploadFileName = (rnc: string, encf: string): string => `${rnc}${encf}.xml`;
 

@@ -20,6 +20,7 @@ import {
   RESET_EXPLANATION,
   SEQUENCE_USED_CODE,
   SEQUENCE_USED_COUNTS_AS_ACCEPTED,
+  settleAfterMs,
 } from './rules.js';
 import { recordPasoIn, requireCertification } from './state.js';
 
@@ -88,6 +89,8 @@ export interface RunOptions {
 }
 
 const tokens = defaultTokenCache;
+/** Calls in a row that could not reach the authority before the run stops and says "run again later". */
+const MAX_TRANSPORT_FAILURES = 5;
 const realWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const report = (c: CaseRow): CaseReport => ({ sheet: c.sheet, row: c.row, caseId: c.caseId, encf: c.encf, kind: c.kind, state: c.state, messages: c.messages });
@@ -114,12 +117,21 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
   }
 
   let waitedSince: number | null = null;
+  let failures = 0;
   let pollRung = 0;
   for (;;) {
     if (options.signal?.aborted) return finish(ctx, cases, 'interrupted');
     const sending = cases.filter((c) => c.state === 'sending');
     if (sending.length > 0) {
-      for (const c of sending) await settle(ctx, c, generation);
+      const now = engine.clock.now().getTime();
+      const after = settleAfterMs(client.timeoutMs);
+      const youngest = Math.max(...sending.map((c) => Date.parse(c.sentAt ?? '') || now));
+      if (now - youngest < after) {
+        await wait(Math.min(after - (now - youngest), 1000));
+        continue;
+      }
+      for (const c of sending) if (!(await settle(ctx, c, generation))) failures++;
+      if (failures >= MAX_TRANSPORT_FAILURES) return finish(ctx, await loadCases(engine, tenantId, paso, generation), 'waiting');
       cases = await loadCases(engine, tenantId, paso, generation);
       continue;
     }
@@ -150,8 +162,12 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
     pollRung = 0;
     for (const c of step.cases) {
       if (options.signal?.aborted) break;
-      const ok = await send(ctx, c);
-      if (!ok) return finish(ctx, await loadCases(engine, tenantId, paso, generation), 'waiting');
+      // Not reached: the case stays `sending` and is settled (asked about) before anything else.
+      if (!(await send(ctx, c))) {
+        failures++;
+        break;
+      }
+      failures = 0;
       // A synchronous rejection (RFCE, approval) stops the phase at once.
       const now = await loadCases(engine, tenantId, paso, generation);
       if (now.some((x) => x.state === 'rejected')) break;
@@ -293,11 +309,11 @@ async function send(ctx: Ctx, c: CaseRow): Promise<boolean> {
  * recorded; an RFCE by its status. An approval has no query: it is sent
  * again (the authority answers a repeat with its own message).
  */
-async function settle(ctx: Ctx, c: CaseRow, generation: number): Promise<void> {
+async function settle(ctx: Ctx, c: CaseRow, generation: number): Promise<boolean> {
   try {
     if (c.kind === 'rfce') {
       const s = await ctx.withToken((t) => ctx.client.status(t, { rnc: ctx.rnc, encf: c.encf, securityCode: c.securityCode }));
-      if (s.code === 1 || s.code === 4) return void (await record(ctx, c, 'sending', s.code, []));
+      if (s.code === 1 || s.code === 4) return (await record(ctx, c, 'sending', s.code, [])), true;
     } else if (c.kind !== 'acecf') {
       const earlier = await ctx.engine.db
         .selectFrom('certification_cases')
@@ -310,13 +326,14 @@ async function settle(ctx: Ctx, c: CaseRow, generation: number): Promise<void> {
       const old = new Set(earlier.map((r) => r.track_id));
       const entries = (await ctx.withToken((t) => ctx.client.trackIds(t, ctx.rnc, c.encf))).filter((e) => !old.has(e.trackId));
       const last = entries.at(-1);
-      if (last) return void (await move(ctx, c, 'sending', 'sent', { track_id: last.trackId }));
+      if (last) return (await move(ctx, c, 'sending', 'sent', { track_id: last.trackId })), true;
     }
   } catch (e) {
-    if (e instanceof TaxauthError && e.transient) return;
+    if (e instanceof TaxauthError && e.transient) return false;
     throw e;
   }
   await move(ctx, c, 'sending', 'prepared');
+  return true;
 }
 
 async function pollAll(ctx: Ctx, sent: readonly CaseRow[]): Promise<void> {
