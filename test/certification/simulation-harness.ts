@@ -49,7 +49,7 @@ async function seedPaso2Cases(engine: Engine, tenantId: string): Promise<void> {
  * A tenant ready to issue, whose `cert` environment is the built-in sandbox
  * over loopback, with a started certification and a Paso 2 workbook's cases.
  */
-export async function certificationHarness() {
+export async function certificationHarness(options: { paso2Cases?: boolean } = {}) {
   const engine = await testEngine();
   const sandbox = await startSandbox({ clock: engine.clock });
   running.push(sandbox);
@@ -58,6 +58,6 @@ export async function certificationHarness() {
   await setSetting(engine, 'taxauth.timeout_ms', 2000);
   const seeded = await seedIssuer(engine);
   await startCertification(engine, seeded.tenant.id);
-  await seedPaso2Cases(engine, seeded.tenant.id);
+  if (options.paso2Cases !== false) await seedPaso2Cases(engine, seeded.tenant.id);
   return { engine, sandbox, ...seeded };
 }

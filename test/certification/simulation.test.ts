@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSimulation } from '../../src/engine/certification/simulation.js';
+import { consumoFileName, runSimulation } from '../../src/engine/certification/simulation.js';
+import { importWorkbook } from '../../src/engine/certification/import.js';
+import { ecfXml } from '../../src/engine/ecf/queries.js';
 import { SIMULATION_EXAMPLES } from '../../src/engine/certification/simulation-examples.js';
 import { SIMULATION_SLOTS } from '../../src/engine/certification/simulation-slots.js';
 import { getCertification } from '../../src/engine/certification/state.js';
@@ -147,6 +149,33 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     expect(paths.some((p) => p.startsWith('bad.json: '))).toBe(true);
     expect(paths).toContain('junk.json');
     expect(h.sandbox.control.submissions()).toHaveLength(0);
+  });
+
+  it("against the sandbox's certification mode: new e-NCFs above the imported workbook's, and the portal's Paso 4 counters full once the consumo XMLs are uploaded", async () => {
+    const h = await certificationHarness({ paso2Cases: false });
+    await h.sandbox.control.certification.start(h.tenant.rnc, 'full');
+    const book = h.sandbox.control.certification.workbook(h.tenant.rnc, 2)!;
+    await importWorkbook(h.engine, h.tenant.id, book.bytes, book.fileName);
+    const setEncfs = (await h.engine.db.selectFrom('certification_cases').select('encf').where('tenant_id', '=', h.tenant.id).where('paso', '=', 2).execute()).map((c) => c.encf);
+    expect(setEncfs.length).toBeGreaterThan(0);
+
+    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(r.complete).toBe(true);
+    for (const d of r.slots.flatMap((s) => s.documents)) {
+      const sameType = setEncfs.filter((e) => e.slice(1, 3) === d.encf.slice(1, 3)).map(sequentialOf);
+      expect(sequentialOf(d.encf), d.encf).toBeGreaterThan(Math.max(0, ...sameType));
+      expect(h.sandbox.control.certification.inSet(h.tenant.rnc, d.encf)).toBe(false);
+    }
+    for (const c of r.consumo) {
+      const { bytes } = await ecfXml(h.engine, h.tenant.id, c.id);
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type: 'application/xml' }), consumoFileName(h.tenant.rnc, c.encf));
+      const res = await fetch(`${h.sandbox.url}/_sandbox/certification/${h.tenant.rnc}/consumo`, { method: 'POST', body: form });
+      expect(await res.json()).toMatchObject({ accepted: true, paso: 4 });
+    }
+    const progress = h.sandbox.control.certification.progress(h.tenant.rnc)!;
+    expect(progress.paso4.types.filter((t) => t.accepted < t.required)).toEqual([]);
+    expect(progress.paso4.done).toBe(true);
   });
 
   it('the built-in examples cover every slot with its quota', () => {
