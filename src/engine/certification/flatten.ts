@@ -45,10 +45,11 @@ function kindOf(root: Element): WorkbookKind {
   throw unreadable(`The root element is ${name}; a certification case is an ECF, RFCE or ACECF`);
 }
 
-export function flattenDocument(xml: string): FlattenedDocument {
+/** `kind` is read from the document (root, TipoeCF) unless given. */
+export function flattenDocument(xml: string, kind?: WorkbookKind): FlattenedDocument {
   const parsed = parseXml(xml);
   if (!parsed.ok) throw unreadable(`The document cannot be read: ${parsed.reason}`);
-  const kind = kindOf(parsed.root);
+  kind ??= kindOf(parsed.root);
   const cells: Record<string, string> = {};
   const added: FlattenedDocument['added'] = {};
   const unmapped: string[] = [];
@@ -89,8 +90,8 @@ export function flattenDocument(xml: string): FlattenedDocument {
  * their path (starting with the root name and a slash), which no header
  * has, so a comparison with the row reports them.
  */
-export function flatten(xml: string): Record<string, string> {
-  const doc = flattenDocument(xml);
+export function flatten(xml: string, kind?: WorkbookKind): Record<string, string> {
+  const doc = flattenDocument(xml, kind);
   const out = { ...doc.cells };
   for (const path of doc.unmapped) out[`/${path}`] = '';
   return out;
