@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compareWithRow } from '../../src/sandbox/certification/compare.js';
 import { RNC_A, certificationHarness } from './certification-harness.js';
 
 const RESET = 'Las pruebas de datos de eCF han sido reiniciadas debido a que se han rechazado comprobantes';
@@ -156,5 +157,20 @@ describe('the sandbox certification mode judges a set field by field, over HTTP'
     expect((await h.sendEcf(h.build('ecf31', h.row('ECF', 'E310000000001').cells).xml, 'E310000000001')).codigo).toBe(1);
     h.sandbox.control.reset();
     expect((await h.control('')).status).toBe(404);
+  });
+});
+
+describe('compareWithRow', () => {
+  it('matches headers trimmed and in any casing, skips CasoPrueba and what the applicant adds, and names an element no column holds', () => {
+    const row = { sheet: 'ECF' as const, row: 2, cells: { CasoPrueba: 'x', 'NumeroContenedor ': 'C-1', 'MontosubRecargo[1][1]': '5.00', ENCF: 'E310000000001' } };
+    expect(compareWithRow(row, { NumeroContenedor: 'C-1', 'MontoSubRecargo[1][1]': '5.00', eNCF: 'E310000000001', FechaHoraFirma: 'now' }, { added: ['FechaHoraFirma'] })).toEqual([]);
+    expect(compareWithRow(row, { NumeroContenedor: 'C-1', 'MontosubRecargo[1][1]': '5', ENCF: 'E310000000001', '/ECF/Encabezado/Otro': '' }).map((m) => m.value)).toEqual([
+      'La propiedad MontosubRecargo[1][1] no es valida debido a que el valor enviado (5) no coincide con el valor (5.00) del conjunto de datos entregados.',
+      'El elemento ECF/Encabezado/Otro no corresponde a ninguna propiedad del conjunto de datos entregados.',
+    ]);
+    // Paso 3's MontoTotal is a number in the workbook: compared as an amount when asked.
+    const approval = { sheet: 'ACEECF_Generadas' as const, row: 2, cells: { MontoTotal: '1430' } };
+    expect(compareWithRow(approval, { MontoTotal: '1430.00' }, { asAmount: ['MontoTotal'] })).toEqual([]);
+    expect(compareWithRow(approval, { MontoTotal: '1430.01' }, { asAmount: ['MontoTotal'] })).toHaveLength(1);
   });
 });

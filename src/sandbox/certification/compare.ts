@@ -62,7 +62,9 @@ export function compareWithRow(row: WorkbookRow, fields: Readonly<Record<string,
   }
   for (const [key, { name, value }] of sent) {
     if (seen.has(key) || NOT_ELEMENTS.has(key) || added.has(key)) continue;
-    messages.push({ code: MISMATCH_CODE, value: mismatchText(name, value, '') });
+    // flatten() lists an element no column holds under its path (/ECF/...): there is no property to name.
+    if (name.startsWith('/')) messages.push({ code: MISMATCH_CODE, value: `El elemento ${name.slice(1)} no corresponde a ninguna propiedad del conjunto de datos entregados.` });
+    else messages.push({ code: MISMATCH_CODE, value: mismatchText(name, value, '') });
   }
   return messages;
 }
