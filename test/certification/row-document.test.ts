@@ -133,7 +133,7 @@ describe('a row that cannot be sent is reported before anything is sent', () => 
   });
 
   it('cells with no place in the document, gaps in numbered groups and FechaHoraFirma in the row are refused', () => {
-    const cells = { ...row5(), IndicadorNotaCredito: '0', 'TelefonoEmisor[3]': '809-000-0003', 'NumeroLinea[4]': '4', FechaHoraFirma: '01-01-2020 00:00:00' };
+    const cells: Record<string, string> = { ...row5(), IndicadorNotaCredito: '0', 'TelefonoEmisor[3]': '809-000-0003', 'NumeroLinea[4]': '4', FechaHoraFirma: '01-01-2020 00:00:00' };
     delete cells['TelefonoEmisor[2]'];
     const { problems } = rowData('ecf31', cells);
     expect(problems).toEqual(
