@@ -56,7 +56,8 @@ export default class CertifySimulate extends EcfCommand {
       },
     });
     progress.finish();
-    const consumoFiles = flags['consumo-out'] ? await this.writeConsumo(engine, tenant.id, tenant.rnc, report, flags['consumo-out']) : [];
+    // After a restart the next round issues other consumo invoices: those are the ones to upload.
+    const consumoFiles = flags['consumo-out'] && !report.restartsNext ? await this.writeConsumo(engine, tenant.id, tenant.rnc, report, flags['consumo-out']) : [];
     this.show(report, consumoFiles);
     if (!report.complete) process.exitCode = 1;
     return { ...report, consumoFiles };
@@ -96,6 +97,6 @@ export default class CertifySimulate extends EcfCommand {
     }
     for (const d of r.unsettled) this.log(`no final verdict: ${d.encf} ${d.status}; settle it with \`ecf retry ${d.id}\``);
     for (const f of consumoFiles) this.log(`written ${f}`);
-    this.log(`Round ${r.round}: ${r.accepted}/${r.total} accepted, ${r.issuedNow} issued now. ${r.note}`);
+    this.log(`Round ${r.round}, ${r.issuedNow} issued now. ${r.note}`);
   }
 }
