@@ -509,7 +509,7 @@ async function report(
   const complete = accepted === SIMULATION_QUOTA;
   const consumo = positions.filter((p) => p.slot.id === '32-rfce' && stateOf(p) === 'accepted').map((p) => ({ id: latest(p)!.id, encf: latest(p)!.encf }));
   const note = complete
-    ? `All ${SIMULATION_QUOTA} simulation e-CF accepted; upload the ${consumo.length} full consumo XMLs in the portal, then render the printed representations (\`ecf certify print\`).`
+    ? `All ${SIMULATION_QUOTA} simulation e-CF accepted. Upload the ${consumo.length} full consumo XMLs in the portal's "Facturas de consumo < 250Mil" box (\`ecf certify simulate --consumo-out DIR\` writes them), then render the printed representations (\`ecf certify print\`).`
     : [
         `${accepted}/${SIMULATION_QUOTA} accepted.`,
         restartsNext
