@@ -282,6 +282,21 @@ describe('what cannot be mapped is reported, with its row', () => {
   });
 });
 
+describe('consumo summaries that do not match their e-CF 32', () => {
+  it('warn (the rows are still sent as given): a CasoPrueba that is not RNCEmisor + ENCF, an RFCE of a 32 at or above 250,000, a 32 under 250,000 without RFCE, different totals', async () => {
+    const changed = await edit(section8.paso2, (book) => {
+      book.getWorksheet('RFCE')!.getRow(2).getCell(RFCE_SHEET_HEADERS.indexOf('ENCF') + 1).value = 'E320000000001';
+    });
+    const w = await readPaso2Workbook(changed);
+    expect(w.problems).toEqual([
+      expect.objectContaining({ sheet: 'RFCE', row: 2, column: 'CasoPrueba', level: 'warning', message: expect.stringContaining('is not RNCEmisor + ENCF') }),
+      expect.objectContaining({ sheet: 'RFCE', row: 2, column: 'ENCF', level: 'warning', message: expect.stringContaining('at or above 250,000.00') }),
+      expect.objectContaining({ sheet: 'RFCE', row: 2, column: 'MontoTotal', level: 'warning', message: expect.stringContaining('MontoTotal 2360.00 but its e-CF 32 (ECF row 3) has 354000.00') }),
+      expect.objectContaining({ sheet: 'ECF', row: 6, column: 'ENCF', level: 'warning', message: expect.stringContaining('E320000000002 is under 250,000.00 but has no row in sheet RFCE') }),
+    ]);
+  });
+});
+
 describe('files that are not the workbook', () => {
   it('refuses bytes that are not an .xlsx with Certification.WorkbookUnreadable', async () => {
     for (const bytes of [Buffer.from('CasoPrueba,Version\n1,1.0\n'), Buffer.alloc(0), Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])]) {

@@ -242,6 +242,10 @@ function paso2(workbook: ExcelJS.Workbook): Paso2Workbook {
         if (first !== undefined) problems.push({ sheet: SHEETS.rfce, row, column: 'ENCF', message: `ENCF ${encf} is also the RFCE of row ${first}.`, level: 'error' });
         else used.set(encf, row);
         if (full) {
+          const fullTotal = Number(full.cells[headerOf(full.cells, 'MontoTotal')]);
+          if (fullTotal >= 250000) {
+            problems.push({ sheet: SHEETS.rfce, row, column: 'ENCF', message: `RFCE ${encf} summarises an e-CF 32 of ${fullTotal.toFixed(2)}, at or above 250,000.00, which the authority receives in full instead; both are sent as given.`, level: 'warning' });
+          }
           const a = cells[headerOf(cells, 'MontoTotal')];
           const b = full.cells[headerOf(full.cells, 'MontoTotal')];
           if (a !== b) {
@@ -250,6 +254,15 @@ function paso2(workbook: ExcelJS.Workbook): Paso2Workbook {
         }
       }
       rows.push({ sheet: SHEETS.rfce, row, cells });
+    }
+  }
+  if (ecfSheet && rfceSheet) {
+    const summarised = new Set(rows.filter((r) => r.sheet === SHEETS.rfce).map((r) => r.cells[headerOf(r.cells, 'ENCF')]));
+    for (const [encf, full] of consumo) {
+      const total = Number(full.cells[headerOf(full.cells, 'MontoTotal')]);
+      if (total < 250000 && !summarised.has(encf)) {
+        problems.push({ sheet: SHEETS.ecf, row: full.row, column: 'ENCF', message: `e-CF 32 ${encf} is under 250,000.00 but has no row in sheet RFCE: the authority takes such an invoice only as a summary, and the workbook gives none.`, level: 'warning' });
+      }
     }
   }
   return { paso: 2, rows, problems };
