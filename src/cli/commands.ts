@@ -60,6 +60,8 @@ import ReceivedReject from './commands/received/reject.js';
 import Watch from './commands/watch.js';
 import CertifyWorkbook from './commands/certify/workbook.js';
 import CertifySign from './commands/certify/sign.js';
+import CertifyReceiver from './commands/certify/receiver.js';
+import CertifyArrivals from './commands/certify/arrivals.js';
 import CertifySimulate from './commands/certify/simulate.js';
 import CertifyPrint from './commands/certify/print.js';
 import CertifyStart from './commands/certify/start.js';
@@ -67,6 +69,7 @@ import CertifyImport from './commands/certify/import.js';
 import CertifyRun from './commands/certify/run.js';
 import CertifyStatus from './commands/certify/status.js';
 import CertifyUploads from './commands/certify/uploads.js';
+import CertifyMark from './commands/certify/mark.js';
 
 /**
  * Every command of `ecf`, by id (topic and verb joined by `:`). oclif loads
@@ -135,6 +138,8 @@ export const commands = {
   'received:reject': ReceivedReject,
   'certify:workbook': CertifyWorkbook,
   'certify:sign': CertifySign,
+  'certify:receiver': CertifyReceiver,
+  'certify:arrivals': CertifyArrivals,
   'certify:simulate': CertifySimulate,
   'certify:print': CertifyPrint,
   'certify:start': CertifyStart,
@@ -142,4 +147,5 @@ export const commands = {
   'certify:run': CertifyRun,
   'certify:status': CertifyStatus,
   'certify:uploads': CertifyUploads,
+  'certify:mark': CertifyMark,
 };
