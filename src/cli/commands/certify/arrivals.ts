@@ -1,0 +1,36 @@
+import { Flags } from '@oclif/core';
+import { EcfCommand } from '../../base.js';
+import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
+import { certificationArrivals, recordArrivals } from '../../../engine/certification/arrivals.js';
+
+export default class CertifyArrivals extends EcfCommand {
+  static override description =
+    'Pasos 9 and 11: what the tax authority sent to the receiver in the certification environment (e-CF and commercial approvals) and what it was answered; records both Pasos';
+  static override examples = ['<%= config.bin %> certify arrivals', '<%= config.bin %> certify arrivals --since 2026-03-10T14:00:00Z --json'];
+  static override flags = {
+    tenant: tenantFlag,
+    since: Flags.string({ description: 'Only what arrived from this instant or date on (default: when the certification started)', helpValue: 'INSTANT' }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(CertifyArrivals);
+    const engine = await this.engine(flags);
+    const tenant = await resolveTenant(engine, flags.tenant);
+    const arrivals = await certificationArrivals(engine, tenant.id, flags.since === undefined ? {} : { since: flags.since });
+    await recordArrivals(engine, tenant.id, arrivals);
+    const { counts } = arrivals;
+    this.log(`Since ${arrivals.since}, in the certification environment (cert):`);
+    this.log(`Paso 9, e-CF received: ${counts.ecf} (${counts.received} answered received, ${counts.notReceived} not received)`);
+    for (const e of arrivals.ecf) {
+      this.log(`  ${e.receivedAt}  ${e.encf}  from ${e.issuerRnc}${e.issuerName ? ` ${e.issuerName}` : ''}  → ${e.answer === 'received' ? 'ARECF Estado 0 (recibido)' : `ARECF Estado 1, motivo ${e.motivo}: ${e.reason ?? ''}`}`);
+    }
+    this.log(`Paso 11, commercial approvals received: ${counts.approvals}`);
+    for (const a of arrivals.approvals) {
+      this.log(`  ${a.receivedAt}  ${a.encf}  from buyer ${a.buyerRnc}  ${a.decision}${a.rejectionReason ? ` (${a.rejectionReason})` : ''}  → ${a.answer}`);
+    }
+    if (counts.ecf === 0) this.log('Nothing yet for Paso 9: keep `ecf serve` running and press "ENVIAR PRUEBA DE COMPROBANTES" in the portal (Paso 8).');
+    if (counts.approvals === 0) this.log('Nothing yet for Paso 11: press "ENVIAR PRUEBA DE APROBACIONES COMERCIALES" in the portal (Paso 10).');
+    this.log('Refused approvals (HTTP 400) are not kept by the receiver; the server log shows them.');
+    return { ...arrivals, pasosRecorded: [9, 11] };
+  }
+}
