@@ -43,6 +43,10 @@ import { certificationSources } from './certification/sources.js';
  * e-NCF not used or annulled before); what happens next can be scripted
  * (outcomes.ts). All state is in memory.
  *
+ * In `/certecf` it is also the certification portal (certification/): for
+ * an applicant RNC with a set, the documents of the set are judged field
+ * by field against its workbook rows, and the portal's counters kept.
+ *
  * Every environment is served under its path segment (`/testecf`,
  * `/certecf`, `/ecf`), main-host and fc-host services on the same server,
  * so a client's base URL and fc URL are both `{sandbox}/{segment}`. Paths
