@@ -51,8 +51,6 @@ export const CERTIFICATION_RANGE_TO = 10_000_000;
 /** Expiry of the ranges added here when the Paso 2 workbook gives none: the set's own date (§2.5). */
 export const DEFAULT_RANGE_EXPIRY = '2028-12-31';
 const KEY_PREFIX = 'certify-paso4';
-/** How many e-CF are driven to their verdict at once. */
-const WAIT_CONCURRENCY = 4;
 
 export interface SimulationOptions {
   /** A folder of JSON payloads (the API's shape); slots it has none for use the built-in examples. */
@@ -342,8 +340,13 @@ function stateOf(p: Position): PositionState {
   return 'pending';
 }
 
-/** Runs in a small pool: each e-CF's send and status queries are done here, in this process, as `issuing.wait_for_verdict_seconds` does. */
+/**
+ * Each e-CF's send and status queries, done here in this process as
+ * `issuing.wait_for_verdict_seconds` does, as many at once as
+ * `taxauth.concurrency` allows calls to the authority.
+ */
 async function driveToVerdicts(engine: Engine, tenantId: string, rows: readonly EcfRow[], seconds: number, onVerdict: (view: EcfView) => void): Promise<Map<string, EcfView>> {
+  const concurrency = await getSetting<number>(engine, 'taxauth.concurrency');
   const out = new Map<string, EcfView>();
   const queue = [...rows];
   const worker = async () => {
@@ -353,7 +356,7 @@ async function driveToVerdicts(engine: Engine, tenantId: string, rows: readonly 
       onVerdict(view);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(WAIT_CONCURRENCY, rows.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker));
   return out;
 }
 
