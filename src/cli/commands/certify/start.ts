@@ -24,6 +24,13 @@ export default class CertifyStart extends EcfCommand {
       if (p.appliance) this.log(`      appliance: ${p.appliance}${p.command ? ` (${p.command})` : ''}`);
       if (p.person) this.log(`      you, in the portal: ${p.person}`);
     }
+    if (tenant.defaultEnvironment !== 'cert') {
+      this.log(
+        '',
+        `Note: the tenant's default environment is ${tenant.defaultEnvironment}. The receiver files what the authority sends in Pasos 9 and 11 under it, ` +
+          `so set it to cert for the certification: ecf tenant update ${tenant.rnc} --env cert`,
+      );
+    }
     this.log('', `Next: ${report.next}`);
     return { created, ...report };
   }
