@@ -178,14 +178,13 @@ describe('ecf certify receiver | arrivals', () => {
       const checked = await json(['certify', 'receiver', '--url', `${base}/${tenant.id}`]);
       expect(checked).toMatchObject({ ok: true, https: true, pasoRecorded: 7, leftInStore: { refusals: 1, approvals: 0 } });
       expect(checked.urls.typed).toBe(`${base.slice('https://'.length)}/${tenant.id}`);
-      const human = await ecf(['certify', 'receiver', '--url', `${base}/${tenant.id}`]);
-      expect(human.code, human.stderr).toBe(0);
-      expect(human.stdout).toContain(`URL de recepción:            ${base.slice(8)}/${tenant.id}   → ${base}/${tenant.id}/fe/recepcion/api/ecf`);
-      expect(human.stdout).toMatch(/ok {3}recepcion[^\n]*\n\s+expected: HTTP 200 with an ARECF[^\n]*\n\s+got: {6}HTTP 200, ARECF Estado 1, motivo 4/);
+      expect(checked.checks[2].got).toMatch(/^HTTP 200, ARECF Estado 1, motivo 4/);
 
+      // People read the same: the URLs to type (printed whatever the checks find), then expected and got per check.
       const wrong = await ecf(['certify', 'receiver', '--url', `${base}/00000000-0000-4000-8000-000000000000`]);
       expect(wrong.code).toBe(1);
-      expect(wrong.stdout).toContain('FAIL semilla');
+      expect(wrong.stdout).toContain(`URL de recepción:            ${base.slice(8)}/00000000-0000-4000-8000-000000000000   → ${base}/00000000-0000-4000-8000-000000000000/fe/recepcion/api/ecf`);
+      expect(wrong.stdout).toMatch(/FAIL semilla[^\n]*\n\s+expected: HTTP 200 with a SemillaModel[^\n]*\n\s+got: {6}HTTP 404/);
 
       const arrivals = await json(['certify', 'arrivals']);
       expect(arrivals).toMatchObject({ counts: { ecf: 0, approvals: 0 }, pasosRecorded: [9, 11] });
