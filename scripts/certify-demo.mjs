@@ -10,7 +10,7 @@
 //      receiver, for Pasos 9 and 11), both on free loopback ports;
 //   3. every Paso in order, then `ecf certify status`: every Paso done.
 // Files it writes (workbooks, signed XML, consumo XMLs, PDFs, the report) go to <data dir>/certify-files.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -65,15 +65,27 @@ const step = (text) => console.log(`\n== ${text}`);
 let ecf = ecfRunner(bin, dataDir);
 const tenant = await setupTenant(ecf, { rnc: RNC, legalName: 'Demo Certificación SRL', tradeName: 'Demo Certificación', dataDir });
 mkdirSync(files, { recursive: true });
+// Pasos 9 and 11 arrive at the receiver, which files them under the tenant's default environment.
+ecf(['tenant', 'update', tenant.id, '--env', 'cert']);
 
-// 2. The authority (sandbox) and the tenant's receiver; every command below talks to that sandbox.
-const sandboxLine = await background(['sandbox', '--port', String(await freePort())], /tax authority sandbox at /);
+// 2. The authority (sandbox) and the tenant's receiver over HTTPS, as the portal requires. The
+//    receiver's certificate is a self-signed one for 127.0.0.1 made here; the sandbox and the
+//    commands trust it through NODE_EXTRA_CA_CERTS (a real receiver has a public certificate).
+const tlsCert = join(files, 'receiver-cert.pem');
+const tlsKey = join(files, 'receiver-key.pem');
+try {
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-keyout', tlsKey, '-out', tlsCert, '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+} catch (e) {
+  fail(`openssl could not make the receiver's TLS certificate: ${e.stderr?.toString().trim() || e.message}`);
+}
+const trust = { NODE_EXTRA_CA_CERTS: tlsCert };
+const sandboxLine = await background(['sandbox', '--port', String(await freePort())], /tax authority sandbox at /, trust);
 const sandboxUrl = /at (http:\/\/\S+)/.exec(sandboxLine)[1];
-const env = { ECF_TAXAUTH_SANDBOX_URL: sandboxUrl };
+const env = { ...trust, ECF_TAXAUTH_SANDBOX_URL: sandboxUrl };
 ecf = ecfRunner(bin, dataDir, env);
 const servePort = await freePort();
-await background(['serve', '--port', String(servePort), '--log-level', 'warn'], /^ecf serving /, env);
-const receiverUrl = `http://127.0.0.1:${servePort}/${tenant.id}`;
+await background(['serve', '--port', String(servePort), '--log-level', 'warn', '--tls-cert', tlsCert, '--tls-key', tlsKey], /^ecf serving /, env);
+const receiverUrl = `https://127.0.0.1:${servePort}/${tenant.id}`;
 console.log(`Sandbox (the authority) at ${sandboxUrl}; the tenant's receiver at ${receiverUrl}`);
 
 step('Start');
