@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runSimulation } from '../../src/engine/certification/simulation.js';
 import { PRINT_SLOTS, renderPrintSlots } from '../../src/engine/certification/print-slots.js';
 import { getCertification } from '../../src/engine/certification/state.js';
@@ -89,32 +89,43 @@ describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all'
 });
 
 describe('ecf certify simulate | print (the built binary)', () => {
-  it('issues the quota with --json, issues nothing the second time, then writes the 11 PDFs', async () => {
+  /** A data directory with a tenant ready to issue, its cert environment the sandbox, its certification started. */
+  async function dataDirWithSandbox() {
     const sandbox = await startSandbox();
-    try {
-      const dataDir = testDataDir();
-      const engine = await openEngine({ dataDir });
-      const { tenant } = await seedIssuer(engine);
-      await setSetting(engine, 'taxauth.url.cert', `${sandbox.url}/certecf`);
-      await setSetting(engine, 'taxauth.fc_url.cert', `${sandbox.url}/certecf`);
-      await startCertification(engine, tenant.id);
-      await engine.close();
-      const { ecf, json } = cliFor(dataDir);
+    closing.push(() => sandbox.close());
+    const dataDir = testDataDir();
+    const engine = await openEngine({ dataDir });
+    const { tenant } = await seedIssuer(engine);
+    await setSetting(engine, 'taxauth.url.cert', `${sandbox.url}/certecf`);
+    await setSetting(engine, 'taxauth.fc_url.cert', `${sandbox.url}/certecf`);
+    await startCertification(engine, tenant.id);
+    return { dataDir, engine, tenant };
+  }
+  const closing: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    while (closing.length) await closing.pop()!();
+  });
 
-      const first = await json(['certify', 'simulate', '--wait', '30']);
-      expect(first).toMatchObject({ complete: true, accepted: 25, total: 25, issuedNow: 25, round: 1 });
-      const again = await json(['certify', 'simulate']);
-      expect(again).toMatchObject({ complete: true, issuedNow: 0 });
+  it('simulate issues the quota with --json, and nothing the second time', async () => {
+    const { dataDir, engine } = await dataDirWithSandbox();
+    await engine.close();
+    const { json } = cliFor(dataDir);
+    const first = await json(['certify', 'simulate', '--wait', '30']);
+    expect(first).toMatchObject({ complete: true, accepted: 25, total: 25, issuedNow: 25, round: 1 });
+    const again = await json(['certify', 'simulate']);
+    expect(again).toMatchObject({ complete: true, issuedNow: 0 });
+  }, 120_000);
 
-      const out = join(tempDir(), 'slots');
-      const people = await ecf(['certify', 'print', '--out', out, '--layout', 'roll']);
-      expect(people.code, people.stderr).toBe(0);
-      expect(people.stdout).toContain('32 >=RD$250mil');
-      expect(people.stdout).toMatch(/11 files, \d+ bytes of 10000000 allowed/);
-      expect(readdirSync(out)).toHaveLength(11);
-    } finally {
-      await sandbox.close();
-    }
+  it('print writes the 11 PDFs and shows them by slot', async () => {
+    const { dataDir, engine, tenant } = await dataDirWithSandbox();
+    expect((await runSimulation(engine, tenant.id, { waitSeconds: 30 })).complete).toBe(true);
+    await engine.close();
+    const out = join(tempDir(), 'slots');
+    const people = await cliFor(dataDir).ecf(['certify', 'print', '--out', out, '--layout', 'roll']);
+    expect(people.code, people.stderr).toBe(0);
+    expect(people.stdout).toContain('32 >=RD$250mil');
+    expect(people.stdout).toMatch(/11 files, \d+ bytes of 10000000 allowed/);
+    expect(readdirSync(out)).toHaveLength(11);
   }, 120_000);
 
   it('exits 1 and names the empty slots when nothing was simulated', async () => {

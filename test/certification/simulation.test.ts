@@ -10,6 +10,7 @@ import { getCertification } from '../../src/engine/certification/state.js';
 import { listRanges } from '../../src/engine/sequences/ranges.js';
 import { getEcf } from '../../src/engine/ecf/queries.js';
 import { tempDir } from '../helpers.js';
+import { setSetting } from '../../src/engine/settings/settings.js';
 import { PASO2_ENCFS, certificationHarness } from './simulation-harness.js';
 
 const QUOTA: Record<string, number> = { '31': 4, '32': 2, '32-rfce': 4, '33': 1, '34': 2, '41': 2, '43': 2, '44': 2, '45': 2, '46': 2, '47': 2 };
@@ -136,6 +137,20 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     // The 34s modify the 32s at or above 250,000 the folder asked for.
     const big = new Set(r.slots.find((s) => s.slot === '32')!.documents.map((d) => d.encf));
     for (const n of r.slots.find((s) => s.slot === '34')!.documents) expect(big.has(n.modifies!)).toBe(true);
+  });
+
+  it('a payload the issuing path refuses stops the run naming the slot and the file; what was issued stays counted', async () => {
+    const h = await certificationHarness();
+    await setSetting(h.engine, 'duplicates.mode', 'rechazar', h.tenant.id);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'only-31.json'), JSON.stringify({ type: 31, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente SRL' }, lines: [{ name: 'Producto', quantity: 1, unitPrice: '100.00' }] }));
+    const err = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'Ecf.DuplicateSuspected' });
+    expect((err as Error).message).toMatch(/^Slot "31", e-CF 2 of 4 \(only-31\.json\): This e-CF matches E310000000010/);
+    await setSetting(h.engine, 'duplicates.mode', 'observar', h.tenant.id);
+    const r = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30 });
+    expect(r).toMatchObject({ complete: true, issuedNow: 24 });
+    expect(r.slots.find((s) => s.slot === '31')!.documents.map((d) => d.encf)).toEqual(['E310000000010', 'E310000000011', 'E310000000012', 'E310000000013']);
   });
 
   it('refuses a folder with an invalid payload before issuing anything, naming the file and the field', async () => {

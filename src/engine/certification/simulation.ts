@@ -305,7 +305,8 @@ function expiryFor(cells: readonly string[], today: string): string {
   for (const json of cells) {
     let text: unknown;
     try {
-      text = (JSON.parse(json) as Record<string, unknown>).FechaVencimientoSecuencia;
+      // Headers are kept as written, trailing spaces included.
+      text = Object.entries(JSON.parse(json) as Record<string, unknown>).find(([k]) => k.trim() === 'FechaVencimientoSecuencia')?.[1];
     } catch {
       continue;
     }
@@ -399,10 +400,16 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   const types = new Set(positions.filter(toIssue).map((p) => p.slot.type));
   const rangesAdded = types.size ? await ensureRanges(engine, tenantId, types) : [];
 
-  const issue = async (p: Position, payload: Record<string, unknown>): Promise<void> => {
+  const issue = async (p: Position, source: Source, payload: Record<string, unknown>): Promise<void> => {
     const attempt = (latest(p) ? attemptOf(latest(p)!) : 0) + 1;
     const key = keyOf(round, p.slot.id, p.position, attempt);
-    const { ecf } = await issueEcf(engine, tenantId, { idempotencyKey: key, payload, environment: SIMULATION_ENVIRONMENT });
+    const { ecf } = await issueEcf(engine, tenantId, { idempotencyKey: key, payload, environment: SIMULATION_ENVIRONMENT }).catch((e: unknown) => {
+      // What was issued before stays counted; the person needs to know which payload failed.
+      if (!(e instanceof EngineError)) throw e;
+      const what = `Slot "${p.slot.label}", e-CF ${p.position} of ${p.slot.quota} (${source.file ?? 'built-in example'})`;
+      const wrapped = e instanceof ValidationError ? new ValidationError(e.errors, `${what}: ${e.message}`) : new EngineError(e.kind, e.code, `${what}: ${e.message}`);
+      throw wrapped;
+    });
     const row = await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', ecf.id).executeTakeFirstOrThrow();
     p.rows = [...p.rows, row];
     p.issuedNow.add(row.id);
@@ -421,7 +428,8 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   const ordinary = positions.filter((p) => !p.slot.note);
   for (const p of ordinary.filter(toIssue)) {
     const { list } = sourceOf(p.slot.id);
-    await issue(p, structuredClone(list[(p.position - 1) % list.length]!.payload));
+    const source = list[(p.position - 1) % list.length]!;
+    await issue(p, source, structuredClone(source.payload));
   }
   await wait(ordinary);
   const restarted = () => PASO4_REJECTION_RESTARTS && positions.some((p) => p.rows.some((r) => r.status === 'rejected'));
@@ -442,7 +450,8 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   for (const p of notes.filter(toIssue)) {
     if (restarted()) break;
     const { list } = sourceOf(p.slot.id);
-    const payload = structuredClone(list[(p.position - 1) % list.length]!.payload);
+    const source = list[(p.position - 1) % list.length]!;
+    const payload = structuredClone(source.payload);
     const targetType = targetTypeOf(payload);
     const candidates = positions
       .filter((o) => !o.slot.note && o.slot.type === targetType && stateOf(o) === 'accepted')
@@ -456,7 +465,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
     }
     taken.add(original.encf);
     payload.reference = { ...(payload.reference as object | undefined), modifiedNcf: original.encf, modifiedNcfDate: original.issue_date };
-    await issue(p, payload);
+    await issue(p, source, payload);
     p.modifies.set(latest(p)!.id, original.encf);
   }
   await wait(notes);
