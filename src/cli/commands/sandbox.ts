@@ -4,7 +4,7 @@ import { describeSandboxLoad, sandboxLoadFlags, sandboxLoadFromFlags } from '../
 
 export default class Sandbox extends EcfCommand {
   static override description =
-    "Run the built-in stand-in for the tax authority (seed, token, reception, RFCE, status queries; checks schemas and signatures) until stopped. Script outcomes, latency and limits with POST /_sandbox/script.";
+    "Run the built-in stand-in for the tax authority (seed, token, reception, RFCE, status queries; checks schemas and signatures) until stopped. Script outcomes, latency and limits with POST /_sandbox/script. Its certecf environment has a certification mode (/_sandbox/certification/:rnc/…; see ecf certify workbook).";
   static override examples = [
     '<%= config.bin %> sandbox --port 8788',
     '<%= config.bin %> sandbox --latency 300 --jitter 100 --max-in-flight 64 --overload-status mixed',
