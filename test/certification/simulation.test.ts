@@ -88,6 +88,20 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     expect((await getCertification(h.engine, h.tenant.id))!.pasos[4]).toMatchObject({ state: 'done', detail: { round: 2 } });
   });
 
+  it('sends no notes while an e-CF sent before is still in process; the next run waits for it and then sends them', async () => {
+    const h = await certificationHarness();
+    // In process for 8 status queries (a second allows about 4; the poll ladder's 11 would end in review).
+    h.sandbox.control.script({ encf: 'E410000000008', outcomes: [{ kind: 'inProcess', queries: 8, then: { kind: 'accept' } }] });
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 1 });
+    expect(first.complete).toBe(false);
+    expect(first.pending.map((d) => d.encf)).toContain('E410000000008');
+    expect(first.slots.filter((s) => s.slot === '33' || s.slot === '34').flatMap((s) => s.documents)).toEqual([]);
+    expect(first.slots.find((s) => s.slot === '34')!.waiting).toMatch(/waits until every e-CF sent before has a final verdict \(.*E410000000008/);
+    expect(first.note).toMatch(/still waiting for a verdict/);
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(second).toMatchObject({ complete: true, issuedNow: 3 });
+  });
+
   it('an e-CF accepted with conditions does not count: the next run issues another in its place, in the same round', async () => {
     const h = await certificationHarness();
     h.sandbox.control.script({ encf: 'E440000000006', outcomes: [{ kind: 'conditional', messages: [{ code: 4001, value: 'Observación' }] }] });

@@ -447,8 +447,14 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
     }
   }
   const waiting = new Map<SlotId, string>();
+  // §2.7: notes only once everything sent before is final, none of it rejected or still in process.
+  const unfinished = ordinary.filter((p) => ['pending', 'unsettled'].includes(stateOf(p))).map((p) => latest(p)!.encf);
   for (const p of notes.filter(toIssue)) {
     if (restarted()) break;
+    if (unfinished.length) {
+      waiting.set(p.slot.id, `waits until every e-CF sent before has a final verdict (${unfinished.join(', ')} not yet)`);
+      continue;
+    }
     const { list } = sourceOf(p.slot.id);
     const source = list[(p.position - 1) % list.length]!;
     const payload = structuredClone(source.payload);
