@@ -2,6 +2,7 @@ import { X509Certificate, createHash, timingSafeEqual, verify as rsaVerify, type
 import type { Document, Element } from '@xmldom/xmldom';
 import { C14nCanonicalization, C14nCanonicalizationWithComments, ExclusiveCanonicalization, ExclusiveCanonicalizationWithComments } from 'xml-crypto';
 import { DSIG, dsigChild, elementChildren, verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../engine/signing/verify.js';
+import { C14N, C14N_COMMENTS, ENVELOPED, RSA_SHA256, SHA256 } from '../engine/signing/algorithms.js';
 
 /**
  * The sandbox's signature check: the same rules as the engine's receiver
@@ -17,11 +18,6 @@ import { DSIG, dsigChild, elementChildren, verifySignature as verifyWithXmlCrypt
  * verifier, so no document is judged differently, only faster.
  */
 
-const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
-const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
-const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
-const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
-const C14N_COMMENTS = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments';
 const EXC_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 const EXC_C14N_COMMENTS = 'http://www.w3.org/2001/10/xml-exc-c14n#WithComments';
 

@@ -5,6 +5,7 @@ import type { Engine } from '../engine.js';
 import { ValidationError } from '../errors.js';
 import type { SigningKey } from '../signing/xmldsig.js';
 import { signingKey } from '../signing/xmldsig.js';
+import { C14N, DSIG, ENVELOPED, RSA_SHA256, SHA256 } from '../signing/algorithms.js';
 
 /**
  * Pasos 1 and 13 (CERTIFICATION.md §5): the portal hands the person an XML
@@ -22,11 +23,6 @@ import { signingKey } from '../signing/xmldsig.js';
  * C14N requires.
  */
 
-const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
-const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
-const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
-const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
-const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 /** Replaced by the real value once SignedInfo is canonicalised (it is not part of SignedInfo). */
 const PLACEHOLDER = 'SIGNATURE-VALUE-PLACEHOLDER';
 

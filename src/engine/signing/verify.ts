@@ -1,6 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { DSIG, ENVELOPED, RSA_SHA256, SHA256 } from './algorithms.js';
+export { DSIG } from './algorithms.js';
 
 /**
  * Signature checks of a foreign document, the way the authority makes them
@@ -12,10 +14,6 @@ import { SignedXml } from 'xml-crypto';
  * engine's signer.
  */
 
-export const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
-const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
-const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
-const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 const C14N = new Set([
   'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
   'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments',

@@ -1,4 +1,5 @@
 import { createHash, sign, type KeyObject, type X509Certificate } from 'node:crypto';
+import { C14N, DSIG, ENVELOPED, RSA_SHA256, SHA256 } from './algorithms.js';
 
 /**
  * Enveloped XMLDSig as the authority wants it (NOTES §5): the whole document
@@ -14,11 +15,6 @@ import { createHash, sign, type KeyObject, type X509Certificate } from 'node:cry
  * root (inclusive C14N puts them there; the seed document has two).
  */
 
-const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
-const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
-const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
-const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
-const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 
 export interface SigningKey {
   readonly privateKey: KeyObject;

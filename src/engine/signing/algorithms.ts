@@ -1,0 +1,7 @@
+/** The XMLDSig identifiers of the one profile the authority uses (NOTES §5): signers and verifiers name them from here. */
+export const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
+export const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
+export const C14N_COMMENTS = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments';
+export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+export const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
+export const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
