@@ -1,31 +1,15 @@
-import { afterEach } from 'vitest';
-import { setSetting } from '../../src/engine/settings/settings.js';
-import { startCertification } from '../../src/engine/certification/state.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { seedIssuer, testEngine } from '../helpers.js';
-
-const running: RunningSandbox[] = [];
-afterEach(async () => {
-  while (running.length) await running.pop()!.close();
-});
+import { certificationHarness } from './simulation-harness.js';
 
 /**
  * A tenant with a certificate, its `cert` environment pointed at a real
- * sandbox over loopback (sharing the test's clock), a certification started,
- * and the sandbox's certification set for its RNC: the workbooks are fetched
- * over HTTP as a person would download them.
+ * sandbox over loopback (sharing the test's clock), a certification started
+ * (simulation-harness.ts), and the sandbox's certification set for its RNC:
+ * the workbooks are fetched over HTTP as a person would download them.
  */
-export async function certificationHarness(variant: 'section8' | 'full' = 'section8') {
-  const engine = await testEngine();
-  const sandbox = await startSandbox({ clock: engine.clock });
-  running.push(sandbox);
-  await setSetting(engine, 'taxauth.url.cert', `${sandbox.url}/certecf`);
-  await setSetting(engine, 'taxauth.fc_url.cert', `${sandbox.url}/certecf`);
-  await setSetting(engine, 'taxauth.timeout_ms', 2000);
-  const seeded = await seedIssuer(engine);
-  await startCertification(engine, seeded.tenant.id);
-  const rnc = seeded.tenant.rnc;
-  const base = `${sandbox.url}/_sandbox/certification/${rnc}`;
+export async function sandboxSetHarness(variant: 'section8' | 'full' = 'section8') {
+  const h = await certificationHarness({ paso2Cases: false });
+  const rnc = h.tenant.rnc;
+  const base = `${h.sandbox.url}/_sandbox/certification/${rnc}`;
   const started = await fetch(`${base}/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variant }) });
   if (!started.ok) throw new Error(`sandbox certification start: ${started.status} ${await started.text()}`);
   const workbook = async (paso: 2 | 3) => {
@@ -35,6 +19,6 @@ export async function certificationHarness(variant: 'section8' | 'full' = 'secti
   };
   const progress = async () => (await (await fetch(base)).json()) as Record<string, unknown>;
   /** Between polls: the sandbox judges on the shared clock, so waiting is moving it. */
-  const wait = async (ms: number) => engine.clock.advance(ms);
-  return { engine, sandbox, ...seeded, rnc, workbook, progress, wait, base };
+  const wait = async (ms: number) => h.engine.clock.advance(ms);
+  return { ...h, rnc, workbook, progress, wait, base };
 }

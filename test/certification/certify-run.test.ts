@@ -8,11 +8,11 @@ import { writeConsumoUploads } from '../../src/engine/certification/uploads.js';
 import { tempDir } from '../helpers.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { certificationHarness } from './certify-harness.js';
+import { sandboxSetHarness } from './certify-harness.js';
 
 describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification mode', () => {
   it('imports the workbook (rows out of order), sends it in a valid order, and every case is accepted; then the approvals', async () => {
-    const h = await certificationHarness('full');
+    const h = await sandboxSetHarness('full');
     const summary = await importWorkbook(h.engine, h.tenant.id, await h.workbook(2), 'paso2.xlsx');
     expect(summary.problems).toEqual([]);
     expect(summary).toMatchObject({ paso: 2, generation: 1, total: 29, uploads: 4 });
@@ -65,7 +65,7 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
   });
 
   it('stops at the first rejection with the authority’s messages and the row, explains the reset, and runs a new import to the end', async () => {
-    const h = await certificationHarness('section8');
+    const h = await sandboxSetHarness('section8');
     await importWorkbook(h.engine, h.tenant.id, await h.workbook(2), 'paso2.xlsx');
     const target = (await loadCases(h.engine, h.tenant.id, 2)).find((c) => c.kind === 'ecf41')!;
     h.sandbox.control.script({ encf: target.encf, outcomes: [{ kind: 'reject', messages: [{ code: 1999, value: 'Monto inválido' }] }] });
@@ -89,8 +89,8 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
   });
 
   it('refuses a workbook of another taxpayer and a row its schema refuses, naming each row, and stores nothing', async () => {
-    const h = await certificationHarness('section8');
-    const other = await certificationHarness('section8');
+    const h = await sandboxSetHarness('section8');
+    const other = await sandboxSetHarness('section8');
     const foreign = await importWorkbook(h.engine, h.tenant.id, await other.workbook(2), 'other.xlsx');
     expect(foreign.generation).toBeNull();
     expect(foreign.problems.some((p) => p.column === 'RNCEmisor' && /another taxpayer/.test(p.message))).toBe(true);
