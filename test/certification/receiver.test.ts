@@ -13,7 +13,8 @@ import { addRange } from '../../src/engine/sequences/ranges.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { updateTenant } from '../../src/engine/tenants/tenants.js';
 import { BIN, cliFor } from '../cli-runner.js';
-import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
+import { invoice31, seedIssuer, tempDir, testDataDir, waitUntil } from '../helpers.js';
+import { newId } from '../../src/engine/ids.js';
 import { receptionHarness } from '../reception/harness.js';
 
 describe('the receiver check (Pasos 7–11)', () => {
@@ -193,6 +194,29 @@ describe('ecf certify receiver | arrivals', () => {
       await status.close();
       expect(pasos[7]).toMatchObject({ state: 'failed' }); // the last check was of a wrong URL
       expect(pasos[9]).toMatchObject({ state: 'in_progress' });
+
+      // --follow prints what arrives while it watches, and records Paso 9 when it does.
+      const follower = spawn(process.execPath, [BIN, 'certify', 'arrivals', '--follow', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let seen = '';
+      follower.stdout!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+      await waitUntil(() => seen.includes('Watching'), 'arrivals --follow to start watching');
+      const store = await openEngine({ dataDir });
+      await store.db
+        .insertInto('received_ecf')
+        .values({
+          id: newId(), tenant_id: tenant.id, environment: 'cert', status: 'received', reason_code: null, reason: null,
+          issuer_rnc: '131880681', issuer_name: 'DGII', buyer_rnc: tenant.rnc, encf: 'E310000000077', type: 31, issue_date: '2026-03-10',
+          monto_total: '118.00', security_code: 'abc123', file_name: `131880681E310000000077.xml`, xml: Buffer.from('<ECF/>'),
+          xml_sha256: 'f'.repeat(64), arecf_xml: Buffer.from('<ARECF/>'), received_at: new Date().toISOString(),
+        })
+        .execute();
+      await store.close();
+      await waitUntil(() => seen.includes('Paso 9:') && seen.includes('E310000000077'), 'arrivals --follow to print the new e-CF');
+      follower.kill('SIGINT');
+      expect(await once(follower, 'exit')).toEqual([0, null]);
+      const after = await openEngine({ dataDir });
+      expect((await getCertification(after, tenant.id))!.pasos[9]).toMatchObject({ state: 'done' });
+      await after.close();
     } finally {
       child.kill('SIGTERM');
     }
