@@ -1,8 +1,8 @@
 import { X509Certificate, createHash, timingSafeEqual, verify as rsaVerify, type KeyObject } from 'node:crypto';
 import type { Document, Element } from '@xmldom/xmldom';
 import { C14nCanonicalization, C14nCanonicalizationWithComments, ExclusiveCanonicalization, ExclusiveCanonicalizationWithComments } from 'xml-crypto';
-import { DSIG, dsigChild, elementChildren, verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../engine/signing/verify.js';
-import { C14N, C14N_COMMENTS, ENVELOPED, RSA_SHA256, SHA256 } from '../engine/signing/algorithms.js';
+import { DSIG, dsigChild, elementChildren, signatureShape, verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../engine/signing/verify.js';
+import { C14N, C14N_COMMENTS, ENVELOPED, EXC_C14N, EXC_C14N_COMMENTS } from '../engine/signing/algorithms.js';
 
 /**
  * The sandbox's signature check: the same rules as the engine's receiver
@@ -18,8 +18,6 @@ import { C14N, C14N_COMMENTS, ENVELOPED, RSA_SHA256, SHA256 } from '../engine/si
  * verifier, so no document is judged differently, only faster.
  */
 
-const EXC_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
-const EXC_C14N_COMMENTS = 'http://www.w3.org/2001/10/xml-exc-c14n#WithComments';
 
 interface Canonicalizer {
   process(node: Element, options: Record<string, unknown>): string;
@@ -105,30 +103,9 @@ const sameBase64 = (a: string, b: string): boolean => {
 export function verifySignature(xml: string, parsed: { doc: Document; root: Element }, at: Date): SignatureCheck {
   const { root } = parsed;
   const signatures = signatureElements(root);
-  if (signatures.length !== 1) return { ok: false, reason: `expected one Signature, found ${signatures.length}` };
-  const signature = signatures[0]!;
-  const last = elementChildren(root).at(-1);
-  if (last !== signature) return { ok: false, reason: 'the Signature is not the last child of the root' };
-
-  const signedInfo = dsigChild(signature, 'SignedInfo');
-  const c14nMethod = dsigChild(signedInfo, 'CanonicalizationMethod');
-  const c14n = c14nMethod?.getAttribute('Algorithm') ?? '';
-  const method = dsigChild(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
-  if (!CANONICALIZERS[c14n]) return { ok: false, reason: `unsupported CanonicalizationMethod ${c14n}` };
-  if (method !== RSA_SHA256) return { ok: false, reason: `SignatureMethod must be rsa-sha256, not ${method}` };
-  const references = signedInfo ? elementChildren(signedInfo).filter((c) => c.localName === 'Reference' && c.namespaceURI === DSIG) : [];
-  if (references.length !== 1) return { ok: false, reason: `expected one Reference, found ${references.length}` };
-  const reference = references[0]!;
-  if (reference.getAttribute('URI') !== '') return { ok: false, reason: 'the Reference must cover the whole document (URI="")' };
-  if (dsigChild(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
-  const transforms = elementChildren(dsigChild(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
-  const algorithms = transforms.map((t) => t.getAttribute('Algorithm') ?? '');
-  if (!algorithms.includes(ENVELOPED) || algorithms.some((a) => a !== ENVELOPED && !CANONICALIZERS[a])) {
-    return { ok: false, reason: 'the only transform allowed is enveloped-signature (plus a canonicalization)' };
-  }
-
-  const certText = dsigChild(dsigChild(dsigChild(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
-  if (!certText) return { ok: false, reason: 'KeyInfo has no X509Certificate' };
+  const shape = signatureShape(root, signatures);
+  if (!shape.ok) return shape;
+  const { signature, signedInfo, c14nMethod, c14n, reference, transforms, algorithms, certText } = shape;
   const cert = readCertificate(certText);
   if (!cert) return { ok: false, reason: 'the X509Certificate in KeyInfo cannot be read' };
   const t = at.getTime();

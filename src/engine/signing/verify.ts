@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
-import { DSIG, ENVELOPED, RSA_SHA256, SHA256 } from './algorithms.js';
+import { CANONICALIZATIONS, DSIG, ENVELOPED, RSA_SHA256, SHA256 } from './algorithms.js';
 export { DSIG } from './algorithms.js';
 
 /**
@@ -14,12 +14,6 @@ export { DSIG } from './algorithms.js';
  * engine's signer.
  */
 
-const C14N = new Set([
-  'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
-  'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments',
-  'http://www.w3.org/2001/10/xml-exc-c14n#',
-  'http://www.w3.org/2001/10/xml-exc-c14n#WithComments',
-]);
 
 export type Parsed = { ok: true; doc: Document; root: Element } | { ok: false; reason: string };
 
@@ -57,29 +51,9 @@ export const dsigChild = (el: Element | undefined, local: string): Element | und
 export function verifySignature(xml: string, parsed: { doc: Document; root: Element }, at: Date): SignatureCheck {
   const { doc, root } = parsed;
   const signatures = Array.from(doc.getElementsByTagNameNS(DSIG, 'Signature'));
-  if (signatures.length !== 1) return { ok: false, reason: `expected one Signature, found ${signatures.length}` };
-  const signature = signatures[0]!;
-  const last = elementChildren(root).at(-1);
-  if (last !== signature) return { ok: false, reason: 'the Signature is not the last child of the root' };
-
-  const signedInfo = dsigChild(signature, 'SignedInfo');
-  const c14n = dsigChild(signedInfo, 'CanonicalizationMethod')?.getAttribute('Algorithm') ?? '';
-  const method = dsigChild(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
-  if (!C14N.has(c14n)) return { ok: false, reason: `unsupported CanonicalizationMethod ${c14n}` };
-  if (method !== RSA_SHA256) return { ok: false, reason: `SignatureMethod must be rsa-sha256, not ${method}` };
-  const references = signedInfo ? elementChildren(signedInfo).filter((c) => c.localName === 'Reference' && c.namespaceURI === DSIG) : [];
-  if (references.length !== 1) return { ok: false, reason: `expected one Reference, found ${references.length}` };
-  const reference = references[0]!;
-  if (reference.getAttribute('URI') !== '') return { ok: false, reason: 'the Reference must cover the whole document (URI="")' };
-  if (dsigChild(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
-  const transforms = elementChildren(dsigChild(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
-  const algorithms = transforms.map((t) => t.getAttribute('Algorithm') ?? '');
-  if (!algorithms.includes(ENVELOPED) || algorithms.some((a) => a !== ENVELOPED && !C14N.has(a))) {
-    return { ok: false, reason: 'the only transform allowed is enveloped-signature (plus a canonicalization)' };
-  }
-
-  const certText = dsigChild(dsigChild(dsigChild(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
-  if (!certText) return { ok: false, reason: 'KeyInfo has no X509Certificate' };
+  const shape = signatureShape(root, signatures);
+  if (!shape.ok) return shape;
+  const { signature, certText } = shape;
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(Buffer.from(certText, 'base64'));
@@ -99,6 +73,54 @@ export function verifySignature(xml: string, parsed: { doc: Document; root: Elem
   }
   const signatureValue = (dsigChild(signature, 'SignatureValue')?.textContent ?? '').replace(/\s+/g, '');
   return { ok: true, certificate, signatureValue };
+}
+
+export interface SignatureShape {
+  readonly ok: true;
+  readonly signature: Element;
+  readonly signedInfo: Element;
+  readonly c14nMethod: Element | undefined;
+  /** SignedInfo's CanonicalizationMethod. */
+  readonly c14n: string;
+  readonly reference: Element;
+  readonly transforms: readonly Element[];
+  /** The Reference's transforms, in order. */
+  readonly algorithms: readonly string[];
+  /** The KeyInfo certificate, base64 without whitespace. */
+  readonly certText: string;
+}
+
+/**
+ * The one signature shape the authority's documents have (NOTES §5), checked
+ * before any cryptography: one Signature, the root's last child, RSA-SHA256,
+ * one Reference to the whole document with a SHA-256 digest, the enveloped
+ * transform (plus a canonicalization), and a certificate in KeyInfo. The
+ * engine's verifier and the sandbox's fast one both start here.
+ */
+export function signatureShape(root: Element, signatures: readonly Element[]): SignatureShape | { ok: false; reason: string } {
+  if (signatures.length !== 1) return { ok: false, reason: `expected one Signature, found ${signatures.length}` };
+  const signature = signatures[0]!;
+  const last = elementChildren(root).at(-1);
+  if (last !== signature) return { ok: false, reason: 'the Signature is not the last child of the root' };
+  const signedInfo = dsigChild(signature, 'SignedInfo');
+  const c14nMethod = dsigChild(signedInfo, 'CanonicalizationMethod');
+  const c14n = c14nMethod?.getAttribute('Algorithm') ?? '';
+  const method = dsigChild(signedInfo, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
+  if (!CANONICALIZATIONS.has(c14n)) return { ok: false, reason: `unsupported CanonicalizationMethod ${c14n}` };
+  if (method !== RSA_SHA256) return { ok: false, reason: `SignatureMethod must be rsa-sha256, not ${method}` };
+  const references = signedInfo ? elementChildren(signedInfo).filter((c) => c.localName === 'Reference' && c.namespaceURI === DSIG) : [];
+  if (references.length !== 1) return { ok: false, reason: `expected one Reference, found ${references.length}` };
+  const reference = references[0]!;
+  if (reference.getAttribute('URI') !== '') return { ok: false, reason: 'the Reference must cover the whole document (URI="")' };
+  if (dsigChild(reference, 'DigestMethod')?.getAttribute('Algorithm') !== SHA256) return { ok: false, reason: 'DigestMethod must be sha256' };
+  const transforms = elementChildren(dsigChild(reference, 'Transforms') ?? reference).filter((c) => c.localName === 'Transform');
+  const algorithms = transforms.map((t) => t.getAttribute('Algorithm') ?? '');
+  if (!algorithms.includes(ENVELOPED) || algorithms.some((a) => a !== ENVELOPED && !CANONICALIZATIONS.has(a))) {
+    return { ok: false, reason: 'the only transform allowed is enveloped-signature (plus a canonicalization)' };
+  }
+  const certText = dsigChild(dsigChild(dsigChild(signature, 'KeyInfo'), 'X509Data'), 'X509Certificate')?.textContent?.replace(/\s+/g, '');
+  if (!certText) return { ok: false, reason: 'KeyInfo has no X509Certificate' };
+  return { ok: true, signature, signedInfo: signedInfo!, c14nMethod, c14n, reference, transforms, algorithms, certText };
 }
 
 /** The text of the first element with this name under the root, trimmed; null when absent or empty. */
