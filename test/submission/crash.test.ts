@@ -5,13 +5,13 @@
 // engine's records (state, attempts, events) must come out whole.
 //
 // Each kill comes 50–600 ms after the worker says it is ready (engine open), so the kills land in
-// the work rather than in module loading (about 1–2 s of tsx start). The first sends' due times are
+// the work rather than in module loading. The first sends' due times are
 // staggered so sends, status queries, resends and recoveries interleave while the kills happen;
 // the summary line printed at the end says in how many kills a claim of each phase was held.
 // Seeded: CRASH_SEED=<n> replays a run's kill delays (process timing still varies).
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEngine, type Engine } from '../../src/engine/engine.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { getEcf } from '../../src/engine/ecf/queries.js';
@@ -19,7 +19,7 @@ import { tokens } from '../../src/engine/submission/submit.js';
 import { clientFor } from '../../src/engine/taxauth/client.js';
 import { testDataDir } from '../helpers.js';
 import { harness } from './harness.js';
-import { consumer32, issueBacklog, random, realClock, recordViolations, startFixture, type FixtureProcess, type Issued } from './crash-tools.js';
+import { bundleFixture, consumer32, issueBacklog, random, realClock, recordViolations, startFixture, type FixtureProcess, type Issued } from './crash-tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? 0x5eed_ecf);
@@ -32,7 +32,13 @@ const STAGGER_MS = 15_000;
 
 type Worker = FixtureProcess;
 
-const startWorker = (dataDir: string): Worker => startFixture(['--import', 'tsx', 'test/fixtures/submit-worker.ts', dataDir], ROOT);
+// Bundled once with esbuild: 40 starts under tsx cost most of this test's two minutes.
+let worker: { file: string; remove: () => void } | undefined;
+beforeAll(async () => {
+  worker = await bundleFixture(ROOT, 'test/fixtures/submit-worker.ts');
+});
+afterAll(() => worker?.remove());
+const startWorker = (dataDir: string): Worker => startFixture([worker!.file, dataDir], ROOT);
 
 type Phase = 'first-send' | 'resend' | 'ask-after-unclear' | 'poll';
 
