@@ -26,18 +26,21 @@ const define = <const K extends string>(
   description: string,
 ) => ({ key, scope, schema, default: defaultValue, description }) satisfies SettingDefinition;
 
+/** A base URL of one of the authority's hosts, or null for the authority's own. */
+const authorityUrl = Nullable(
+  Type.String({
+    pattern: '^https?://[^\\s/?#]+(?:/[^\\s?#]*)?$',
+    errorMessage: `must be an http(s) URL without query or fragment, or null for the authority's own`,
+  }),
+);
+
 /** A base URL of the tax authority for one environment; null means the authority's own (engine/taxauth/environments.ts). */
 const taxauthUrl = <const K extends string>(key: K, host: 'main' | 'fc', environment: 'test' | 'cert' | 'production') => {
   const segment = { test: 'testecf', cert: 'certecf', production: 'ecf' }[environment];
   return define(
     key,
     'platform',
-    Nullable(
-      Type.String({
-        pattern: '^https?://[^\\s/?#]+(?:/[^\\s?#]*)?$',
-        errorMessage: `must be an http(s) URL without query or fragment, or null for the authority's own`,
-      }),
-    ),
+    authorityUrl,
     null,
     host === 'main'
       ? `Base URL of the tax authority's main host in the ${environment} environment (seed, token, e-CF reception, queries); null uses the authority's own, https://ecf.dgii.gov.do/${segment}.`
@@ -191,6 +194,43 @@ export const SETTINGS = [
     Type.Integer({ minimum: 100, maximum: 600000, errorMessage: 'must be a whole number of milliseconds from 100 to 600000' }),
     15000,
     'How long one call to the tax authority may take (connect, headers and body) before it counts as a timeout.',
+  ),
+  define(
+    'taxauth.status_url',
+    'platform',
+    authorityUrl,
+    null,
+    "Base URL of the tax authority's service-status host (status, maintenance windows, environment check); null uses the authority's own, https://statusecf.dgii.gov.do.",
+  ),
+  define(
+    'taxauth.tls_min_version',
+    'platform',
+    Type.Union([Type.Literal('TLSv1.2'), Type.Literal('TLSv1.3')], { errorMessage: 'must be TLSv1.2 or TLSv1.3' }),
+    'TLSv1.2',
+    'Lowest TLS version offered to the tax authority.',
+  ),
+  define(
+    'taxauth.tls_ciphers',
+    'platform',
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        pattern: '^[A-Za-z0-9_+!:@=.-]+$',
+        errorMessage: 'must be an OpenSSL cipher list such as ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256, or null for Node\'s default',
+      }),
+    ),
+    null,
+    "TLS 1.2 cipher suites offered to the tax authority, as an OpenSSL cipher list; null offers Node's default list.",
+  ),
+  define(
+    'metrics.exposure',
+    'platform',
+    Type.Union([Type.Literal('off'), Type.Literal('loopback'), Type.Literal('public')], {
+      errorMessage: 'must be off, loopback or public',
+    }),
+    'loopback',
+    'Who may read GET /metrics (Prometheus): off answers 404 to everyone; loopback answers only callers on this machine; public answers anyone who reaches the port.',
   ),
 ] as const;
 
