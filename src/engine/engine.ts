@@ -8,6 +8,7 @@ import { openDatabase, type Db } from './store/database.js';
 import { isPostgresUrl, type StoreDialect } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
 import { newRestartSignal, startCheckpointer, type RestartSignal } from './store/checkpointer.js';
+import { silentLog, type EngineLog } from './log/logger.js';
 
 /** What every engine function works against: the store and the clock. */
 export interface Engine {
@@ -21,6 +22,8 @@ export interface Engine {
   readonly clock: Clock;
   /** Where the secret-store key and, with SQLite, the database live. */
   readonly dataDir: string;
+  /** Where the engine logs state changes and background failures; silent unless the opener passes a logger. */
+  readonly log: EngineLog;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export interface OpenEngineOptions {
    * (copying a store from PostgreSQL back into the data directory).
    */
   readonly databaseUrl?: string | null;
+  /** The logger of a long-running process (`ecf serve` passes its pino logger); absent, silence. */
+  readonly log?: EngineLog;
 }
 
 /** The database URL an engine opened with these options would use, if any. */
@@ -94,6 +99,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
     ...(restartSignal && { restartSignal }),
     clock: options.clock ?? systemClock,
     dataDir: options.dataDir,
+    log: options.log ?? silentLog,
     close: async () => {
       await db.destroy();
       await checkpointer?.stop();
