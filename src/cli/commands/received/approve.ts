@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { tenantFlag } from '../../tenant-flag.js';
-import { DecideCommand } from './decide.js';
+import { DecideCommand } from '../../received-decide.js';
 
 export default class ReceivedApprove extends DecideCommand {
   static override description = 'Accept a received e-CF commercially: signs an ACECF (Estado 1) and queues it to the issuer and the tax authority';

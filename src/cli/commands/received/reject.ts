@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { tenantFlag } from '../../tenant-flag.js';
-import { DecideCommand } from './decide.js';
+import { DecideCommand } from '../../received-decide.js';
 
 export default class ReceivedReject extends DecideCommand {
   static override description = 'Reject a received e-CF commercially: signs an ACECF (Estado 2) with the reason and queues it to the issuer and the tax authority';
