@@ -1,11 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
-import { backupPassphrase } from '../passphrase.js';
-import { backupDataDir } from '../../engine/backup/backup.js';
 
 export default class Backup extends EcfCommand {
   static override description =
-    'Write a backup of the data directory to FILE while the appliance keeps running: a consistent copy of the database (SQLite online backup) and the certificates and secrets from the secret store, sealed with a passphrase. Restore it with `ecf restore`, here or on another machine.';
+    'Write a backup of the data directory\'s store to FILE while the appliance keeps running: a consistent copy of the database (SQLite online backup; on PostgreSQL every table copied from one snapshot into the same SQLite format) and the certificates and secrets from the secret store, sealed with a passphrase. Restore it with `ecf restore`, here or on another machine, onto SQLite or PostgreSQL.';
   static override examples = [
     '<%= config.bin %> backup /mnt/usb/ecf-2026-11-22.ecfbak',
     "printf '%s' \"$BACKUP_PASSPHRASE\" | <%= config.bin %> backup nightly.ecfbak --passphrase-stdin --json",
@@ -19,10 +17,12 @@ export default class Backup extends EcfCommand {
 
   async run() {
     const { args, flags } = await this.parse(Backup);
+    // Loaded only for this command: the CLI's start stays light.
+    const [{ backupPassphrase }, { backupDataDir }] = await Promise.all([import('../passphrase.js'), import('../../engine/backup/backup.js')]);
     const engine = await this.engine(flags);
     const passphrase = await backupPassphrase(flags['passphrase-stdin'], true);
     const result = await backupDataDir(engine, args.file, passphrase);
-    this.log(`backup written: ${result.file} (${(result.databaseBytes / 2 ** 20).toFixed(1)} MiB database, ${result.secrets} secrets)`);
+    this.log(`backup written: ${result.file} (${result.store === 'postgres' ? 'PostgreSQL store, ' : ''}${(result.databaseBytes / 2 ** 20).toFixed(1)} MiB database, ${result.secrets} secrets)`);
     for (const m of result.missingSecrets) this.warn(`the secret store no longer holds ${m}; that row was backed up without it`);
     return result;
   }

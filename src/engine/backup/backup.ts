@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, createWriteStream, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, createReadStream, createWriteStream, existsSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../data-dir.js';
-import type { Engine } from '../engine.js';
+import { openEngine, type Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { storeOf } from '../secrets/select.js';
 import { BUSY_TIMEOUT_MS } from '../store/database.js';
+import type { StoreDialect } from '../store/dialect.js';
 import { MAGIC, checkPassphrase, seal, type Manifest } from './format.js';
 import { secretReferences } from './secret-refs.js';
 
@@ -16,6 +17,8 @@ const ALL_PAGES = 2 ** 30;
 export interface BackupResult {
   readonly file: string;
   readonly createdAt: string;
+  /** The store backed up; the file restores onto either. */
+  readonly store: StoreDialect;
   readonly databaseBytes: number;
   readonly secrets: number;
   /** Rows that point at a secret the store no longer holds (their certificate cannot sign anyway). */
@@ -23,39 +26,36 @@ export interface BackupResult {
 }
 
 /**
- * Writes a backup of the data directory to `file`: a consistent snapshot of
- * the database taken with SQLite's online backup API while the appliance
- * keeps working, and the secrets its rows point at, sealed with the
+ * Writes a backup of the data directory's store to `file`, while the
+ * appliance keeps working: a consistent snapshot of the database as one
+ * SQLite file, and the secrets its rows point at, sealed with the
  * passphrase. The file appears only once complete, readable by its owner.
+ *
+ * On SQLite the snapshot is SQLite's online backup of the file. On
+ * PostgreSQL it is the engine's own copy of every table (the copy `ecf
+ * migrate-store` makes, read in one repeatable-read snapshot, compared row
+ * for row and every signed document hashed again) into a scratch SQLite
+ * file. So both stores make the same format, and any backup restores onto
+ * either store. pg_dump was the other way: it needs a client of the
+ * server's major version on every machine that backs up or restores, a
+ * dump restores onto PostgreSQL only, and it would not hold the secrets
+ * kept in the OS keychain nor open the sealed ones without the key; those
+ * still had to be sealed here beside it.
  */
 export async function backupDataDir(engine: Engine, file: string, passphrase: string): Promise<BackupResult> {
-  if (engine.dialect === 'postgres') {
-    throw new EngineError(
-      'conflict',
-      'Backup.PostgresStore',
-      'The store is in PostgreSQL: back it up with pg_dump (or the server\'s own backups); the secrets live in the encrypted-file store of each node.',
-    );
-  }
   checkPassphrase(passphrase);
   const target = resolve(file);
   if (existsSync(target)) {
     throw new EngineError('conflict', 'Backup.FileExists', `${target} already exists; choose another name (a backup never overwrites a file).`);
   }
-  const snapshotFile = join(dirname(target), `.${Date.now().toString(36)}-${process.pid}.ecf-backup-db`);
+  // The snapshot is the whole store in clear: readable by the owner only, like the store itself.
+  const scratch = mkdtempSync(join(dirname(target), '.ecf-backup-'));
+  chmodSync(scratch, 0o700);
+  const snapshotFile = join(scratch, DATABASE_FILE);
   const partial = `${target}.partial`;
   try {
-    const source = new SQLite(join(engine.dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-    try {
-      source.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      // After the first step, everything else in one step: a single read
-      // transaction, so the copy is one consistent snapshot. Copied in small
-      // steps, every commit of the running server would restart it.
-      // The snapshot is the whole store in clear: readable by the owner only, like the store itself.
-      closeSync(openSync(snapshotFile, 'wx', 0o600));
-      await source.backup(snapshotFile, { progress: () => ALL_PAGES });
-    } finally {
-      source.close();
-    }
+    if (engine.dialect === 'postgres') await copyIntoSqlite(engine, scratch);
+    else await sqliteSnapshot(engine, snapshotFile);
 
     const snapshot = new SQLite(snapshotFile, { readonly: true });
     let references;
@@ -81,6 +81,7 @@ export async function backupDataDir(engine: Engine, file: string, passphrase: st
       format: 'ecf-backup',
       version: 1,
       createdAt,
+      store: engine.dialect,
       databaseBytes,
       schema,
       secretCount: secrets.length,
@@ -91,10 +92,46 @@ export async function backupDataDir(engine: Engine, file: string, passphrase: st
     out.write(`${JSON.stringify(manifest)}\n`);
     await pipeline(createReadStream(snapshotFile), out);
     renameSync(partial, target);
-    return { file: target, createdAt, databaseBytes, secrets: secrets.length, missingSecrets };
+    return { file: target, createdAt, store: engine.dialect, databaseBytes, secrets: secrets.length, missingSecrets };
   } finally {
-    rmSync(snapshotFile, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
     rmSync(partial, { force: true });
+  }
+}
+
+async function sqliteSnapshot(engine: Engine, snapshotFile: string): Promise<void> {
+  const source = new SQLite(join(engine.dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  try {
+    source.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // After the first step, everything else in one step: a single read
+    // transaction, so the copy is one consistent snapshot. Copied in small
+    // steps, every commit of the running server would restart it.
+    closeSync(openSync(snapshotFile, 'wx', 0o600));
+    await source.backup(snapshotFile, { progress: () => ALL_PAGES });
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * Every table of the PostgreSQL store into a new SQLite file in `scratch`
+ * (migrated by this version, as the source is). The secrets stay out of it:
+ * the backup seals them under the passphrase instead.
+ */
+async function copyIntoSqlite(engine: Engine, scratch: string): Promise<void> {
+  const { copyStore } = await import('../store/copy-store.js');
+  const copy = await openEngine({ dataDir: scratch, databaseUrl: null, clock: engine.clock });
+  try {
+    await copyStore(engine, copy, { carrySecrets: false });
+  } finally {
+    await copy.close();
+  }
+  // One self-contained file: nothing left in a write-ahead log beside it.
+  const file = new SQLite(join(scratch, DATABASE_FILE));
+  try {
+    file.pragma('journal_mode = delete');
+  } finally {
+    file.close();
   }
 }
 

@@ -9,6 +9,9 @@ import { EngineError, invalidField } from '../errors.js';
  *   <manifest, one line of JSON>\n
  *   <the SQLite database, byte for byte>
  *
+ * (From a PostgreSQL store, that database is the engine's copy of every
+ * table: the same format, restorable onto SQLite or PostgreSQL.)
+ *
  * The manifest is readable (what, when, how big) except its sealed part:
  * the secrets (certificate files and passwords, webhook secrets) and the
  * SHA-256 of the database bytes, under AES-256-GCM with a key derived from
@@ -26,6 +29,12 @@ export interface Manifest {
   readonly format: 'ecf-backup';
   readonly version: 1;
   readonly createdAt: string;
+  /**
+   * The store backed up (absent in backups made before PostgreSQL could be):
+   * a PostgreSQL store is copied table by table into the SQLite database
+   * below, so either kind restores onto either store.
+   */
+  readonly store?: 'sqlite' | 'postgres';
   readonly databaseBytes: number;
   /** The last migration applied to the backed-up database. */
   readonly schema: string | null;

@@ -1,40 +1,65 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { DATABASE_FILE } from '../data-dir.js';
-import { ensureSecretStoreKey, openEngine } from '../engine.js';
+import { databaseUrlOf, ensureSecretStoreKey, openEngine, type Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { currentSecretStore } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
+import { COPIED_TABLES, copyStore } from '../store/copy-store.js';
 import { inTransaction } from '../store/database.js';
+import type { StoreDialect } from '../store/dialect.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { sha256Of } from './backup.js';
-import { readHeader, unseal } from './format.js';
+import { readHeader, unseal, type SealedSecrets } from './format.js';
 import { repointSecrets } from './secret-refs.js';
 
 export interface RestoreResult {
   readonly dataDir: string;
   readonly createdAt: string;
+  /** Where the backup was taken from (absent for backups older than this field). */
+  readonly from?: StoreDialect;
+  /** Where it was restored to: the data directory's SQLite file, or the PostgreSQL database it points at. */
+  readonly store: StoreDialect;
   readonly databaseBytes: number;
   readonly secrets: number;
   /** Where this machine keeps the restored secrets. */
   readonly secretStore: SecretStoreKind;
   /** Migrations applied because the backup came from an older version. */
   readonly migrated: readonly string[];
+  /** On PostgreSQL: signed e-CF whose bytes were hashed again in the restored database and matched. */
+  readonly documentsVerified?: number;
+}
+
+export interface RestoreOptions {
+  readonly clock?: Clock;
+  /** The store to restore into, as openEngine takes it; by default what the data directory points at. */
+  readonly databaseUrl?: string | null;
 }
 
 /**
- * Restores a backup into a data directory that has no database yet (on
- * this machine or another): the database bytes, checked against the sealed
- * hash, then the secrets into this machine's secret store (keychain or
- * encrypted files, per `secrets.store`), and the rows repointed there.
+ * Restores a backup into a data directory whose store is empty (on this
+ * machine or another): the database, checked against the sealed hash, then
+ * the secrets into this machine's secret store (keychain or encrypted files,
+ * per `secrets.store`), and the rows repointed there.
+ *
+ * The store is what the data directory points at. SQLite: the database bytes
+ * become its file. PostgreSQL (ECF_DATABASE_URL or the data directory's
+ * database-url file): the backup's database is opened in a scratch file and
+ * every table copied into the PostgreSQL database, compared row for row and
+ * every signed e-CF hashed again (the copy of `ecf migrate-store`); the
+ * database may not exist yet, or exist empty. A wrong passphrase, a damaged
+ * file or a store that already holds data is refused before anything is
+ * written.
  */
-export async function restoreDataDir(file: string, dataDir: string, passphrase: string, options: { clock?: Clock } = {}): Promise<RestoreResult> {
+export async function restoreDataDir(file: string, dataDir: string, passphrase: string, options: RestoreOptions = {}): Promise<RestoreResult> {
   const { manifest, databaseOffset } = readHeader(file);
   const sealed = unseal(passphrase, manifest);
+  const url = databaseUrlOf({ dataDir, ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }) });
   const databaseFile = join(dataDir, DATABASE_FILE);
-  if (existsSync(databaseFile)) {
+  if (!url && existsSync(databaseFile)) {
     throw new EngineError('conflict', 'Restore.DataDirInUse', `${dataDir} already holds a database; restore into an empty data directory (--data-dir) so nothing is overwritten.`);
   }
   if (statSync(file).size - databaseOffset !== manifest.databaseBytes || (await sha256Of(file, databaseOffset)) !== sealed.databaseSha256) {
@@ -42,30 +67,79 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
   }
 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const partial = `${databaseFile}.restoring`;
+  const clock = options.clock && { clock: options.clock };
+  const base = { dataDir, createdAt: manifest.createdAt, ...(manifest.store && { from: manifest.store }), databaseBytes: manifest.databaseBytes };
+  if (!url) {
+    await extractDatabase(file, databaseOffset, databaseFile);
+    ensureSecretStoreKey(dataDir);
+    const engine = await openEngine({ dataDir, databaseUrl: null, migrate: false, ...clock });
+    try {
+      const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
+      return { ...base, store: 'sqlite', migrated, ...(await restoreSecrets(engine, sealed)) };
+    } finally {
+      await engine.close();
+    }
+  }
+
+  const target = await openEngine({ dataDir, databaseUrl: url, migrate: false, ...clock });
+  try {
+    await refuseFilled(target, dataDir, url);
+    await migrateToLatest(target.db);
+    const scratch = mkdtempSync(join(dataDir, '.restoring-'));
+    let migrated: string[];
+    let documentsVerified: number;
+    try {
+      await extractDatabase(file, databaseOffset, join(scratch, DATABASE_FILE));
+      const copy = await openEngine({ dataDir: scratch, databaseUrl: null, migrate: false, ...clock });
+      try {
+        migrated = (await migrateToLatest(copy.db)).map((m) => m.name);
+        // The secrets come from the sealed part below, not from the scratch directory (which holds none).
+        ({ documentsVerified } = await copyStore(copy, target, { carrySecrets: false }));
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    ensureSecretStoreKey(dataDir);
+    return { ...base, store: 'postgres', migrated, documentsVerified, ...(await restoreSecrets(target, sealed)) };
+  } finally {
+    await target.close();
+  }
+}
+
+/** The database bytes of the backup into `to`, which appears only once complete. */
+async function extractDatabase(file: string, databaseOffset: number, to: string): Promise<void> {
+  const partial = `${to}.restoring`;
   try {
     await pipeline(createReadStream(file, { start: databaseOffset }), createWriteStream(partial, { mode: 0o600, flags: 'wx' }));
-    renameSync(partial, databaseFile);
+    renameSync(partial, to);
   } finally {
     rmSync(partial, { force: true });
   }
+}
 
-  ensureSecretStoreKey(dataDir);
-  const engine = await openEngine({ dataDir, migrate: false, ...(options.clock && { clock: options.clock }) });
-  try {
-    const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
-    const store = await currentSecretStore(engine);
-    for (const s of sealed.secrets) await store.put(s.name, Buffer.from(s.value, 'base64'));
-    await inTransaction(engine.db, (tx) => repointSecrets(tx, store.kind));
-    return {
-      dataDir,
-      createdAt: manifest.createdAt,
-      databaseBytes: manifest.databaseBytes,
-      secrets: sealed.secrets.length,
-      secretStore: store.kind,
-      migrated,
-    };
-  } finally {
-    await engine.close();
+async function restoreSecrets(engine: Engine, sealed: SealedSecrets): Promise<{ secrets: number; secretStore: SecretStoreKind }> {
+  const store = await currentSecretStore(engine);
+  for (const s of sealed.secrets) await store.put(s.name, Buffer.from(s.value, 'base64'));
+  await inTransaction(engine.db, (tx) => repointSecrets(tx, store.kind));
+  return { secrets: sealed.secrets.length, secretStore: store.kind };
+}
+
+/** Checked before migrating: a database that already holds data is left exactly as it was. */
+async function refuseFilled(target: Engine, dataDir: string, url: string): Promise<void> {
+  const present = new Set((await target.db.introspection.getTables()).map((t) => t.name));
+  const filled: string[] = [];
+  for (const { table } of COPIED_TABLES) {
+    if (!present.has(table)) continue;
+    if ((await sql`select 1 from ${sql.table(table)} limit 1`.execute(target.db)).rows.length) filled.push(table);
+  }
+  if (filled.length) {
+    const where = new URL(url);
+    throw new EngineError(
+      'conflict',
+      'Restore.DataDirInUse',
+      `The PostgreSQL database of ${dataDir} (${where.host}${where.pathname}) already holds data (${filled.slice(0, 5).join(', ')}${filled.length > 5 ? ', …' : ''}); restore into an empty database so nothing is overwritten.`,
+    );
   }
 }
