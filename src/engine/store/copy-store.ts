@@ -85,6 +85,11 @@ export interface CopyOptions {
   readonly pageRows?: number;
   /** Told after each page: the table and the rows copied of it so far. */
   readonly onProgress?: (table: string, rows: number) => void;
+  /**
+   * false: the encrypted-file secrets stay where they are (a backup seals
+   * them under its passphrase itself, and its scratch copy must hold none).
+   */
+  readonly carrySecrets?: boolean;
 }
 
 /**
@@ -135,7 +140,7 @@ export async function copyStore(from: Engine, to: Engine, options: CopyOptions =
   if (differences.length) {
     throw conflict('Store.CopyMismatch', `The copy does not match its source; do not use the target. ${differences.slice(0, 10).join('; ')}`);
   }
-  const secrets = await carrySecrets(from, to);
+  const secrets = options.carrySecrets === false ? { secretsCarried: 0, missingSecrets: [] } : await carrySecrets(from, to);
   return { from: dialectOf(from.db), to: dialectOf(to.db), tables: copied.tables, documentsVerified: documents.verified, ...secrets };
 }
 
