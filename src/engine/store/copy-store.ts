@@ -57,6 +57,13 @@ export const DERIVED_TABLES: readonly { readonly table: keyof Database & string;
  */
 export const SECRET_TABLES: readonly string[] = ['sealed_secrets'];
 
+/**
+ * Short-lived rows a copy leaves behind on purpose: they expire within the
+ * hour, and a copied one would only let a caller skip authenticating again.
+ * The B2B receiver's seeds and bearer tokens (migration 0015).
+ */
+export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'reception_tokens'];
+
 /** Columns filled by the store itself whose counter must move past the copied values (PostgreSQL identities). */
 const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [{ table: 'events', column: 'seq' }];
 

@@ -427,6 +427,14 @@ export interface CertificationCasesTable {
   updated_at: string;
 }
 
+/** A seed or bearer token of a tenant's B2B receiver (migration 0015): only its SHA-256 (hex) is kept. */
+export interface ReceptionCredentialsTable {
+  value_hash: string;
+  tenant_id: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -457,4 +465,6 @@ export interface Database {
   sealed_secrets: SealedSecretsTable;
   certifications: CertificationsTable;
   certification_cases: CertificationCasesTable;
+  reception_seeds: ReceptionCredentialsTable;
+  reception_tokens: ReceptionCredentialsTable;
 }

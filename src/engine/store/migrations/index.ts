@@ -13,6 +13,7 @@ import * as searchIndexes from './0011-search-indexes.js';
 import * as sealedSecrets from './0012-sealed-secrets.js';
 import * as workLanes from './0013-work-lanes.js';
 import * as certification from './0014-certification.js';
+import * as receptionAuth from './0015-reception-auth.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012-sealed-secrets': sealedSecrets,
   '0013-work-lanes': workLanes,
   '0014-certification': certification,
+  '0015-reception-auth': receptionAuth,
 };
