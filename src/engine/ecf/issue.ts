@@ -26,6 +26,7 @@ import { requireTenant } from '../tenants/tenants.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
 import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';
+import { stateChangeFields } from '../log/state-change.js';
 import { queueSubmission } from '../submission/submit.js';
 import { ecfView, type EcfView } from './views.js';
 import { assertEmissionOpen } from '../limits/pause.js';
@@ -181,7 +182,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   if ('known' in read) return { ecf: ecfView(read.known), created: false, waitForVerdictSeconds: 0 };
   const p = prepare(engine, ask, read);
 
-  return inGroupCommitTwoStep(engine.db, {
+  const result = await inGroupCommitTwoStep(engine.db, {
     stage: (tx, earlier: readonly Staged[]) => stage(tx, ask, p, earlier),
     complete: (tx, staged) => complete(tx, staged),
   }).catch(async (e: unknown) => {
@@ -192,6 +193,18 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
     if (p.sequenceMode === 'external') throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${p.doc.encf} was already used by this tenant in ${p.environment}.`);
     throw e;
   });
+  // Here the group's transaction has committed: a replay (created false) changed nothing.
+  if (result.created) {
+    const { ecf } = result;
+    engine.log.info(
+      stateChangeFields({
+        subject: 'ecf', tenantId, id: ecf.id, encf: ecf.encf, from: null, to: 'signed',
+        extra: { environment: p.environment, type: p.doc.type, ...(p.duringContingency && { contingency: true }) },
+      }),
+      `ecf ${ecf.encf} new → signed${p.duringContingency ? ' (during contingency)' : ''}`,
+    );
+  }
+  return result;
 }
 
 interface IssueReads {

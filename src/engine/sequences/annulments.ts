@@ -1,3 +1,4 @@
+import { logStateChange } from '../log/state-change.js';
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
@@ -349,6 +350,11 @@ export async function annulSequences(engine: Engine, tenantId: string, body: unk
       updated_at: null,
     };
     await tx.insertInto('annulments').values(row).execute();
+    const first = documentOrder(lines)[0]!;
+    logStateChange(engine.log, tx, {
+      subject: 'annulment', tenantId, id: row.id, encf: encfOf(first.series, first.type, first.from), from: null, to: 'sending', attempt: 1,
+      extra: { environment, count: row.total_count, lines: lines.length },
+    });
     const stored: LineRow[] = lines.map((l) => ({
       annulment_id: row.id,
       position: l.position,
@@ -410,6 +416,9 @@ export async function retryAnnulment(engine: Engine, tenantId: string, id: strin
       .set({ status: next.status, attempts: next.attempts, sending_until: next.sending_until, updated_at: next.updated_at })
       .where('id', '=', row.id)
       .execute();
+    logStateChange(engine.log, tx, {
+      subject: 'annulment', tenantId, id: row.id, from: row.status, to: 'sending', attempt: next.attempts, extra: { environment: row.environment, retry: true },
+    });
     return next;
   });
   const lines = await linesOf(engine.db, claimed.id);
@@ -434,12 +443,12 @@ async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly Li
   } catch (e) {
     const known = outcomeOfError(e);
     if (!known) {
-      await record(engine, row, { status: 'failed', error: `Unexpected error while sending: ${e instanceof Error ? e.message : String(e)}` });
+      await record(engine, row, { status: 'failed', error: `Unexpected error while sending: ${e instanceof Error ? e.message : String(e)}` }, encfOf(first.series, first.type, first.from));
       throw e;
     }
     outcome = known;
   }
-  return record(engine, row, outcome);
+  return record(engine, row, outcome, encfOf(first.series, first.type, first.from));
 }
 
 /**
@@ -466,7 +475,7 @@ function outcomeOfError(e: unknown): Outcome | null {
  * it belongs to: a send that outlived its lease, whose record another
  * attempt took over, records nothing.
  */
-async function record(engine: Engine, row: Row, outcome: Outcome): Promise<Row> {
+async function record(engine: Engine, row: Row, outcome: Outcome, encf: string): Promise<Row> {
   const now = engine.clock.now().toISOString();
   const changes: Partial<Row> =
     outcome.status === 'failed'
@@ -487,5 +496,13 @@ async function record(engine: Engine, row: Row, outcome: Outcome): Promise<Row> 
     .where('attempts', '=', row.attempts)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return findRow(engine.db, row.tenant_id, row.id);
+  // One statement on the store's own connection: committed by now.
+  logStateChange(engine.log, engine.db, {
+    subject: 'annulment', tenantId: row.tenant_id, id: row.id, encf, from: 'sending', to: outcome.status, attempt: row.attempts,
+    extra: {
+      environment: row.environment,
+      ...(outcome.status === 'failed' ? { err: outcome.error } : { code: outcome.answer.code }),
+    },
+  });
   return { ...row, ...changes, sending_until: null, updated_at: now };
 }

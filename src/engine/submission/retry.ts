@@ -5,6 +5,7 @@ import { inTransaction } from '../store/database.js';
 import { ecfView, type EcfView } from '../ecf/views.js';
 import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
+import { logStateChange } from '../log/state-change.js';
 
 /**
  * POST /ecf/{id}/retry: re-queues the same signed XML for an e-CF in
@@ -28,6 +29,7 @@ export async function retryEcf(engine: Engine, tenantId: string, id: string): Pr
     await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
     await tx.deleteFrom('work').where('kind', '=', 'ecf.submit').where('ref', '=', row.id).execute();
     await queueSubmission(tx, now, { id: row.id, tenantId, environment: row.environment as Environment }, { phase: 'send', unclear: row.status !== 'rejected' });
+    logStateChange(engine.log, tx, { subject: 'ecf', tenantId, id: row.id, encf: row.encf, from: row.status, to: 'signed', extra: { environment: row.environment, retry: true } });
     return ecfView(next);
   });
 }

@@ -5,7 +5,7 @@ import type { EventType } from '../events/catalogue.js';
 import { ecfView } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
-import { inTransaction, type Tx } from '../store/database.js';
+import { afterCommit, inTransaction, type Tx } from '../store/database.js';
 import type { EcfTable } from '../store/schema.js';
 import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { laneOf, taxauthGroup } from '../work/lanes.js';
@@ -14,6 +14,7 @@ import { clientFor } from '../taxauth/connection.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
+import { logStateChange } from '../log/state-change.js';
 import { noteTransportFailure, noteTransportSuccess } from './contingency.js';
 import { BUSY_JITTER, BUSY_LADDER_MS, FINAL_STATES, isBusy, POLL_LADDER_MS, RESEND_DELAY_MS, STATUS_TEXT, TRANSIENT_REJECTION_CODES, TRANSPORT_LADDER_MS } from './rules.js';
 
@@ -79,17 +80,42 @@ const EVENT_OF: Record<string, EventType> = {
   failed: 'ecf.failed',
 };
 
-/** Changes the e-CF and emits the event of the change with the e-CF view as it now is. */
-async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event: EventType | null): Promise<Row> {
+/** Who is recording a change: for its log line once the change commits. */
+interface Recorder {
+  readonly engine: Engine;
+  readonly item: WorkItem;
+}
+
+/**
+ * The state an e-CF is in for people reading the logs: `signed` with a
+ * trackId is `submitted` (the contract keeps `signed` until the verdict).
+ */
+const shownState = (row: Row): string => (row.status === 'signed' && taxauthOf(row).trackId ? 'submitted' : row.status);
+
+/**
+ * Changes the e-CF and emits the event of the change with the e-CF view as it
+ * now is; an event is a change of state, logged once the transaction commits.
+ */
+async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event: EventType | null, by: Recorder): Promise<Row> {
   const next = { ...row, ...changes, updated_at: now.toISOString() };
   await tx
     .updateTable('ecf')
     .set({ status: next.status, taxauth: next.taxauth, retry: next.retry, updated_at: next.updated_at })
     .where('id', '=', row.id)
     .execute();
-  if (event) await emit(tx, now, row.tenant_id, event, ecfView(next));
+  if (event) {
+    await emit(tx, now, row.tenant_id, event, ecfView(next));
+    const trackId = taxauthOf(next).trackId;
+    logStateChange(by.engine.log, tx, {
+      subject: 'ecf', tenantId: row.tenant_id, id: row.id, encf: row.encf, from: shownState(row), to: shownState(next), attempt: by.item.attempts,
+      extra: { environment: row.environment, ...(trackId && { trackId }) },
+    });
+  }
   return next;
 }
+
+/** The fields of every submission log line: whose, which e-NCF, which claim of the work. */
+const submissionFields = (row: Row, item: WorkItem) => ({ tenantId: row.tenant_id, ecfId: row.id, encf: row.encf, attempt: item.attempts, environment: row.environment });
 
 const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth) as Taxauth) : {});
 
@@ -164,7 +190,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       const now = engine.clock.now();
       await inTransaction(engine.db, async (tx) => {
         const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
-        await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted');
+        await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted', { engine, item });
         await rescheduleOrRollBack(tx, now, item, owner, {
           dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
           payload: { phase: 'poll', trackId, polls: 0 },
@@ -189,7 +215,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
           sequenceUsed: result.sequenceUsed, messages: result.messages, xmlSha256: row.document_hash,
         });
         const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
-        await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review');
+        await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review', { engine, item });
         await completeOrRollBack(tx, item, owner);
       });
       return RECORDED;
@@ -245,14 +271,17 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       const nextAttemptAt = new Date(now.getTime() + RESEND_DELAY_MS);
       await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
       const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
-      await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null);
+      await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null, { engine, item });
+      afterCommit(tx, () =>
+        engine.log.info({ ...submissionFields(row, item), code: transient.code, resend: count + 1, of: max, nextAttemptAt: nextAttemptAt.toISOString() }, `e-CF ${row.encf}: transient rejection ${transient.code}, the same XML is sent again`),
+      );
       await rescheduleOrRollBack(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
       return;
     }
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
     await recordAttempt(tx, now, { ...base, outcome, retryDecision: transient ? 'exhausted' : null });
     const r = retry ? JSON.stringify({ ...retry, max, nextAttemptAt: null }) : row.retry;
-    await update(tx, now, row, { status: outcome, taxauth: JSON.stringify(taxauth), retry: r }, EVENT_OF[outcome]!);
+    await update(tx, now, row, { status: outcome, taxauth: JSON.stringify(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item });
     await completeOrRollBack(tx, item, owner);
   });
 }
@@ -265,6 +294,7 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
     // no step on the transport ladder that ends in failed. The pump halves its concurrency.
     const busy = (state.busyAnswers ?? 0) + 1;
     const wait = BUSY_LADDER_MS[busy - 1]!;
+    engine.log.warn({ ...submissionFields(row, item), phase: state.phase, busy, err: error.message }, `e-CF ${row.encf}: the authority is busy (${error.status ?? error.kind}); trying later`);
     await reschedule(engine.db, now, item, owner, {
       dueAt: new Date(now.getTime() + wait + Math.floor(Math.random() * wait * BUSY_JITTER)),
       error: error.message,
@@ -278,6 +308,10 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
   if (error.transient && failures <= TRANSPORT_LADDER_MS.length) {
     // A send that timed out or lost its connection may have arrived: ask before sending again.
     const unclear = state.phase === 'send' && (state.unclear || error.kind === 'timeout' || error.kind === 'network');
+    engine.log.warn(
+      { ...submissionFields(row, item), phase: state.phase, transportFailures: failures, unclear, err: error.message },
+      `e-CF ${row.encf}: the authority could not be reached (${error.kind}); trying again${unclear ? ', asking first what it received' : ''}`,
+    );
     await reschedule(engine.db, now, item, owner, {
       dueAt: new Date(now.getTime() + TRANSPORT_LADDER_MS[failures - 1]!),
       error: error.message,
@@ -288,7 +322,7 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
   await inTransaction(engine.db, async (tx) => {
     await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message], xmlSha256: row.document_hash });
     const t = { ...taxauthOf(row), messages: [message] };
-    await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed');
+    await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed', { engine, item });
     await completeOrRollBack(tx, item, owner);
   });
   return RECORDED;

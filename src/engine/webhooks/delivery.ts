@@ -6,7 +6,8 @@ import { EVENT_API_VERSION } from '../events/catalogue.js';
 import { toEnvelope, type EventEnvelope } from '../events/outbox.js';
 import { isUuid, newEventId } from '../ids.js';
 import { pageOf, pageWindow } from '../paging.js';
-import { inTransaction, type Db } from '../store/database.js';
+import { afterCommit, inTransaction, type Db } from '../store/database.js';
+import { logStateChange } from '../log/state-change.js';
 import { claimedIds, forUpdate, onceInCluster } from '../store/locking.js';
 import type { WebhookDeliveriesTable } from '../store/schema.js';
 import { check } from '../validation.js';
@@ -102,7 +103,10 @@ export async function retryDelivery(engine: Engine, tenantId: string, endpointId
         .where('status', '=', 'dead')
         .executeTakeFirst()
     : undefined;
-  if (r && r.numUpdatedRows > 0n) return;
+  if (r && r.numUpdatedRows > 0n) {
+    logStateChange(engine.log, engine.db, { subject: 'delivery', tenantId, id: deliveryId, from: 'dead', to: 'pending', extra: { endpointId, retry: true } });
+    return;
+  }
   const exists = isUuid(deliveryId)
     ? await engine.db.selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).where('endpoint_id', '=', endpointId).executeTakeFirst()
     : undefined;
@@ -269,6 +273,10 @@ async function record(engine: Engine, delivery: DeliveryRow, owner: string, sent
     ).executeTakeFirst();
     if (!current || current.status !== 'pending') return { ...base, outcome: 'lease_lost', nextAttemptAt: null };
     const attempts = current.attempts + 1;
+    const logged = {
+      subject: 'delivery' as const, tenantId: delivery.tenant_id, id: delivery.id, from: 'pending', attempt: attempts,
+      extra: { endpointId: delivery.endpoint_id, eventId: delivery.event_id, eventType: delivery.event_type },
+    };
     const common = { attempts, last_status_code: sent.statusCode, lease_owner: null, lease_expires_at: null, updated_at: at };
     if (sent.delivered) {
       await tx
@@ -282,6 +290,7 @@ async function record(engine: Engine, delivery: DeliveryRow, owner: string, sent
         .where('id', '=', delivery.endpoint_id)
         .where('consecutive_failures', '!=', 0)
         .execute();
+      logStateChange(engine.log, tx, { ...logged, to: 'delivered', extra: { ...logged.extra, statusCode: sent.statusCode } });
       return { ...base, outcome: 'delivered', nextAttemptAt: null };
     }
     const dead = attempts >= MAX_DELIVERY_ATTEMPTS;
@@ -306,7 +315,14 @@ async function record(engine: Engine, delivery: DeliveryRow, owner: string, sent
         .set({ enabled: 0, disabled_reason: DISABLED_BY_FAILURES, disabled_at: at, updated_at: at })
         .where('id', '=', delivery.endpoint_id)
         .execute();
+      afterCommit(tx, () =>
+        engine.log.warn({ tenantId: delivery.tenant_id, endpointId: delivery.endpoint_id, failures: endpoint.consecutive_failures }, `webhook endpoint ${delivery.endpoint_id} disabled after ${endpoint.consecutive_failures} failures in a row`),
+      );
     }
+    const failure = { ...logged.extra, statusCode: sent.statusCode, err: sent.error };
+    if (dead) logStateChange(engine.log, tx, { ...logged, to: 'dead', extra: failure });
+    // Still pending: a failed attempt is not a change of state, but someone may want to see it.
+    else afterCommit(tx, () => engine.log.warn({ tenantId: delivery.tenant_id, deliveryId: delivery.id, attempt: attempts, ...failure, nextAttemptAt: next }, `delivery ${delivery.id} attempt ${attempts} failed; next at ${next}`));
     return { ...base, outcome: dead ? 'dead' : 'retry', nextAttemptAt: dead ? null : next };
   });
 }
