@@ -248,11 +248,18 @@ function digestRow(digest: Hash, row: Row): void {
 }
 
 async function tableDigest(db: Executor, table: string, key: readonly string[], size: number): Promise<CopiedTable> {
+  // A trigger-kept count that went back to zero (its e-CF moved on to another
+  // status) stays a row in the source, but the copy's inserts never make it:
+  // such rows count nothing, so both sides are compared without them.
+  const counts = DERIVED_TABLES.some((d) => d.table === table);
   const digest = createHash('sha256');
   let rows = 0;
   for await (const page of pages(db, table, key, size)) {
-    for (const row of page) digestRow(digest, row);
-    rows += page.length;
+    for (const row of page) {
+      if (counts && Number(row.n) === 0) continue;
+      digestRow(digest, row);
+      rows++;
+    }
   }
   return { table, rows, sha256: digest.digest('hex') };
 }
