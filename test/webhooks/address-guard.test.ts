@@ -3,6 +3,7 @@ import {
   AddressRefused,
   checkAddress,
   checkTarget,
+  inCidr,
   parseCidr,
   parseIp,
   type Resolver,
@@ -168,5 +169,61 @@ describe('the SSRF guard: URLs', () => {
 
   it('resolves localhost with the system resolver and refuses it', async () => {
     expect((await refuses('http://localhost:8080/')).code).toBe('Webhook.AddressNotAllowed');
+  });
+});
+
+describe('the SSRF guard: IPv6 forms that carry an IPv4 address', () => {
+  // The metadata address 169.254.169.254 is a9fe:a9fe in hex; Teredo stores its client inverted (5601:5601).
+  const CARRIERS: [string, string, string][] = [
+    ['IPv4-mapped', '::ffff:a9fe:a9fe', '::ffff:808:808'],
+    ['IPv4-compatible', '::a9fe:a9fe', '::808:808'],
+    ['SIIT (IPv4-translated)', '::ffff:0:a9fe:a9fe', '::ffff:0:808:808'],
+    ['NAT64', '64:ff9b::a9fe:a9fe', '64:ff9b::808:808'],
+    ['6to4', '2002:a9fe:a9fe::1', '2002:808:808::1'],
+    ['Teredo (server)', '2001:0:a9fe:a9fe::1', '2001:0:808:808::1'],
+    ['Teredo (client)', '2001:0:4136:e378:8000:63bf:5601:5601', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'],
+  ];
+  const everything = allow('0.0.0.0/0', '::/0');
+
+  it.each(CARRIERS)('%s: the metadata address inside is refused even when everything is allowed', (_form, withMetadata) => {
+    const verdict = checkAddress(withMetadata, everything);
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.allowed === false && verdict.reason).toContain('metadata');
+  });
+
+  it.each(CARRIERS)('%s: refused as a special range by default, and allowed only by an operator CIDR', (_form, _metadata, withPublic) => {
+    const verdict = checkAddress(withPublic);
+    expect(verdict.allowed, withPublic).toBe(false);
+    expect(checkAddress(withPublic, everything)).toEqual({ allowed: true, via: '::/0' });
+    // An IPv4 CIDR never admits the IPv6 form of its addresses.
+    expect(checkAddress(withPublic, allow('8.8.8.0/24')).allowed).toBe(false);
+  });
+
+  it('reads a dotted IPv4 tail as the address written, not as its mapped form', () => {
+    expect(checkAddress('::8.8.8.8').allowed === false && (checkAddress('::8.8.8.8') as { reason: string }).reason).toContain('IPv4-compatible');
+    expect(checkAddress('::ffff:8.8.8.8').allowed === false && (checkAddress('::ffff:8.8.8.8') as { reason: string }).reason).toContain('IPv4-mapped');
+    expect(checkAddress('64:ff9b::8.8.8.8').allowed === false && (checkAddress('64:ff9b::8.8.8.8') as { reason: string }).reason).toContain('NAT64');
+  });
+
+  it("matches CIDRs as Node's own BlockList does (fast-check, seed 2501, 400 cases)", async () => {
+    const { BlockList } = await import('node:net');
+    const fc = await import('fast-check');
+    const v6 = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 }).map((w) => w.map((x) => x.toString(16)).join(':'));
+    const v4 = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }).map((b) => b.join('.'));
+    const pair = fc.oneof(
+      fc.record({ family: fc.constant('ipv4' as const), address: v4, net: v4, prefix: fc.integer({ min: 0, max: 32 }) }),
+      fc.record({ family: fc.constant('ipv6' as const), address: v6, net: v6, prefix: fc.integer({ min: 0, max: 128 }) }),
+    );
+    fc.assert(
+      fc.property(pair, ({ family, address, net, prefix }) => {
+        // Sharing a random prefix makes matches common, not a 2^-prefix accident.
+        const list = new BlockList();
+        list.addSubnet(net, prefix, family);
+        const ours = parseCidr(`${net}/${prefix}`)!;
+        expect(inCidr(parseIp(address)!, ours)).toBe(list.check(address, family));
+        expect(inCidr(parseIp(net)!, ours)).toBe(true);
+      }),
+      { seed: 2501, numRuns: 400 },
+    );
   });
 });

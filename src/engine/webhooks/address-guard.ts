@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The SSRF guard of webhook deliveries. A receiver's host is resolved once,
@@ -16,6 +17,8 @@ import { isIP } from 'node:net';
 export interface IpAddress {
   readonly family: 4 | 6;
   readonly bytes: Uint8Array;
+  /** The library's parsed form, for matching and its range table. */
+  readonly ip: ipaddr.IPv4 | ipaddr.IPv6;
 }
 
 export interface Cidr extends IpAddress {
@@ -24,31 +27,36 @@ export interface Cidr extends IpAddress {
   readonly text: string;
 }
 
-/** Parses a dotted-decimal IPv4 or an IPv6 address (no brackets, no zone); null if it is neither. */
+const wrap = (ip: ipaddr.IPv4 | ipaddr.IPv6): IpAddress => ({
+  family: ip.kind() === 'ipv4' ? 4 : 6,
+  bytes: Uint8Array.from(ip.toByteArray()),
+  ip,
+});
+
+/**
+ * Parses a dotted-decimal IPv4 or an IPv6 address (no brackets); null if it
+ * is neither. Node's isIP decides what counts as an address, because
+ * ipaddr.js would also take the legacy IPv4 notations (0x7f.1, 127.1) that
+ * only the URL parser may turn into dotted decimal.
+ */
 export function parseIp(text: string): IpAddress | null {
   const family = isIP(text);
-  if (family === 4) return { family: 4, bytes: Uint8Array.from(text.split('.').map(Number)) };
-  if (family !== 6) return null;
-  let head = text;
-  let tail4: number[] = [];
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    tail4 = text.slice(lastColon + 1).split('.').map(Number);
-    head = text.slice(0, lastColon + 1) + '0:0';
+  if (family === 0) return null;
+  try {
+    return wrap(ipaddr.parse(family === 6 ? hexTail(text) : text));
+  } catch {
+    return null;
   }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const groups = (s: string | undefined) => (s ? s.split(':').filter((g) => g !== '').map((g) => parseInt(g, 16)) : []);
-  const l = groups(left);
-  const r = groups(right);
-  const words = right === undefined ? l : [...l, ...new Array<number>(8 - l.length - r.length).fill(0), ...r];
-  const bytes = new Uint8Array(16);
-  words.forEach((w, i) => {
-    bytes[i * 2] = w >> 8;
-    bytes[i * 2 + 1] = w & 0xff;
-  });
-  if (tail4.length === 4) bytes.set(tail4, 12);
-  return { family: 6, bytes };
 }
+
+/**
+ * An IPv6 address's dotted IPv4 tail as two hex groups: ipaddr.js reads
+ * `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`, which is another address.
+ */
+const hexTail = (text: string): string =>
+  text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
 
 /** `10.0.0.0/8`, `fd12:3456::/48`, or a single address (a /32 or /128); null when it is none of those. */
 export function parseCidr(text: string): Cidr | null {
@@ -67,75 +75,94 @@ export function parseCidr(text: string): Cidr | null {
 export const isCidr = (text: string): boolean => parseCidr(text) !== null;
 
 export function inCidr(ip: IpAddress, cidr: Cidr): boolean {
-  if (ip.family !== cidr.family) return false;
-  let bits = cidr.prefix;
-  for (let i = 0; bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((ip.bytes[i]! & mask) !== (cidr.bytes[i]! & mask)) return false;
-  }
-  return true;
+  return ip.ip.kind() === cidr.ip.kind() && ip.ip.match(cidr.ip, cidr.prefix);
 }
 
-const range = (cidr: string, what: string) => ({ cidr: parseCidr(cidr)!, what });
+const own = (cidr: string, what: string) => ({ cidr: parseCidr(cidr)!, what });
 
-/** Cloud metadata services: refused whatever the operator allows. */
-export const METADATA_RANGES = [
-  range('169.254.169.254/32', 'the cloud metadata address'),
-  range('fd00:ec2::254/128', 'the cloud metadata address (IPv6)'),
-];
+/** Cloud metadata services: refused whatever the operator allows (no registry lists them). */
+export const METADATA_RANGES = [own('169.254.169.254/32', 'the cloud metadata address'), own('fd00:ec2::254/128', 'the cloud metadata address (IPv6)')];
 
 /**
- * Addresses a webhook may not reach unless the operator allows them with
- * `webhooks.allowed_private_cidrs` (IANA special-purpose registries).
+ * The words a refusal uses for each of ipaddr.js's special ranges (its
+ * SpecialRanges tables, which follow the IANA special-purpose registries).
+ * Where one range name covers blocks with different purposes, the block's
+ * own words come first.
  */
-export const BLOCKED_RANGES = [
-  range('0.0.0.0/8', 'unspecified ("this network")'),
-  range('10.0.0.0/8', 'private'),
-  range('100.64.0.0/10', 'shared address space (CGNAT)'),
-  range('127.0.0.0/8', 'loopback'),
-  range('169.254.0.0/16', 'link-local'),
-  range('172.16.0.0/12', 'private'),
-  range('192.0.0.0/24', 'IETF protocol assignments'),
-  range('192.0.2.0/24', 'documentation (TEST-NET-1)'),
-  range('192.88.99.0/24', '6to4 relay anycast'),
-  range('192.168.0.0/16', 'private'),
-  range('198.18.0.0/15', 'benchmarking'),
-  range('198.51.100.0/24', 'documentation (TEST-NET-2)'),
-  range('203.0.113.0/24', 'documentation (TEST-NET-3)'),
-  range('224.0.0.0/4', 'multicast'),
-  range('240.0.0.0/4', 'reserved (including broadcast)'),
-  range('::/128', 'unspecified'),
-  range('::1/128', 'loopback'),
-  range('::ffff:0:0/96', 'IPv4-mapped IPv6'),
-  range('::/96', 'IPv4-compatible IPv6'),
-  range('64:ff9b::/96', 'NAT64 (embeds an IPv4 address)'),
-  range('64:ff9b:1::/48', 'local NAT64'),
-  range('100::/64', 'discard-only'),
-  range('2001::/23', 'IETF protocol assignments (Teredo, benchmarking, ORCHID)'),
-  range('2001:db8::/32', 'documentation'),
-  range('2002::/16', '6to4 (embeds an IPv4 address)'),
-  range('3fff::/20', 'documentation'),
-  range('5f00::/16', 'segment routing (SRv6)'),
-  range('fc00::/7', 'unique-local'),
-  range('fe80::/10', 'link-local'),
-  range('fec0::/10', 'site-local (deprecated)'),
-  range('ff00::/8', 'multicast'),
-];
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'unspecified ("this network")',
+  broadcast: 'reserved (broadcast)',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared address space (CGNAT)',
+  private: 'private',
+  reserved: 'reserved',
+  as112: 'AS112 anycast DNS',
+  amt: 'AMT relay anycast',
+  uniqueLocal: 'unique-local',
+  ipv4Mapped: 'IPv4-mapped IPv6',
+  deprecatedSiteLocal: 'site-local (deprecated)',
+  discard: 'discard-only',
+  rfc6145: 'IPv4-translated IPv6 (SIIT)',
+  rfc6052: 'NAT64 (embeds an IPv4 address)',
+  '6to4': '6to4 (embeds an IPv4 address)',
+  teredo: 'Teredo, in the IETF protocol assignments (embeds an IPv4 address)',
+  benchmarking: 'benchmarking',
+  as112v6: 'AS112 anycast DNS',
+  deprecatedOrchid: 'ORCHID (deprecated)',
+  orchid2: 'ORCHIDv2',
+  droneRemoteIdProtocolEntityTags: 'drone remote ID tags',
+  segmentRouting: 'segment routing (SRv6)',
+};
+const BLOCK_WORDS: Record<string, string> = {
+  '192.0.0.0/24': 'IETF protocol assignments',
+  '192.0.2.0/24': 'documentation (TEST-NET-1)',
+  '192.88.99.0/24': '6to4 relay anycast',
+  '198.18.0.0/15': 'benchmarking',
+  '198.51.100.0/24': 'documentation (TEST-NET-2)',
+  '203.0.113.0/24': 'documentation (TEST-NET-3)',
+  '240.0.0.0/4': 'reserved (future use)',
+  '64:ff9b:1::/48': 'local NAT64 (embeds an IPv4 address)',
+  '2001::/23': 'IETF protocol assignments',
+  '2001:db8::/32': 'documentation',
+  '3fff::/20': 'documentation',
+};
 
+/** IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291) are not in the library's tables. */
+const V4_COMPATIBLE = own('::/96', 'IPv4-compatible IPv6 (deprecated)');
 const GLOBAL_UNICAST_V6 = parseCidr('2000::/3')!;
 
-/** IPv6 forms that carry an IPv4 address inside: mapped, compatible, NAT64 (last 4 bytes) and 6to4 (bytes 2–5). */
-const EMBEDDING_V4 = [
-  { cidr: parseCidr('::ffff:0:0/96')!, at: 12 },
-  { cidr: parseCidr('::/96')!, at: 12 },
-  { cidr: parseCidr('64:ff9b::/96')!, at: 12 },
-  { cidr: parseCidr('2002::/16')!, at: 2 },
-];
+type Subnet = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
-function embeddedV4(ip: IpAddress): IpAddress | null {
-  if (ip.family !== 6) return null;
-  const form = EMBEDDING_V4.find((f) => inCidr(ip, f.cidr));
-  return form ? { family: 4, bytes: ip.bytes.slice(form.at, form.at + 4) } : null;
+/** The special range an address is in, as ipaddr.js names it, with the block (CIDR) that matched. */
+function specialRange(ip: IpAddress): { cidr: string; what: string } | null {
+  const name = ip.ip.range();
+  if (name === 'unicast') return null;
+  const table = (ip.ip as unknown as { SpecialRanges: Record<string, Subnet | Subnet[]> }).SpecialRanges[name];
+  const blocks: Subnet[] = table === undefined ? [] : Array.isArray(table[0]) ? (table as Subnet[]) : [table as Subnet];
+  const block = blocks.find(([net, bits]) => ip.ip.match(net as never, bits));
+  const cidr = block ? `${block[0].toString()}/${block[1]}` : name;
+  return { cidr, what: BLOCK_WORDS[cidr] ?? RANGE_WORDS[name] ?? name };
+}
+
+/** The IPv4 addresses an IPv6 address carries: mapped, compatible, SIIT, NAT64 (last 4 bytes), 6to4 (bytes 2–5), Teredo (server, and client inverted). */
+function embeddedV4(ip: IpAddress): IpAddress[] {
+  if (ip.family !== 6) return [];
+  const v4 = (bytes: ArrayLike<number>) => wrap(new ipaddr.IPv4(Array.from(bytes)));
+  const b = ip.bytes;
+  switch ((ip.ip as ipaddr.IPv6).range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return [v4(b.slice(12, 16))];
+    case '6to4':
+      return [v4(b.slice(2, 6))];
+    case 'teredo':
+      return [v4(b.slice(4, 8)), v4(b.slice(12, 16).map((x) => x ^ 0xff))];
+    default:
+      return inCidr(ip, V4_COMPATIBLE.cidr) ? [v4(b.slice(12, 16))] : [];
+  }
 }
 
 export type AddressVerdict =
@@ -151,17 +178,15 @@ export function checkAddress(address: string, allowed: readonly Cidr[] = []): Ad
   const ip = parseIp(address);
   if (!ip) return { allowed: false, reason: 'not an IP address' };
   const inner = embeddedV4(ip);
-  const metadata = METADATA_RANGES.find((r) => inCidr(ip, r.cidr) || (inner !== null && inCidr(inner, r.cidr)));
   // e.g. ::ffff:a9fe:a9fe, which is 169.254.169.254 inside IPv6
+  const metadata = METADATA_RANGES.find((r) => inCidr(ip, r.cidr) || inner.some((v4) => inCidr(v4, r.cidr)));
   if (metadata) return { allowed: false, reason: `${metadata.what} (always refused)` };
-  const blocked = BLOCKED_RANGES.find((r) => inCidr(ip, r.cidr));
-  const outsideGlobal = !blocked && ip.family === 6 && !inCidr(ip, GLOBAL_UNICAST_V6);
-  if (!blocked && !outsideGlobal) return { allowed: true };
+  const special = specialRange(ip) ?? (inCidr(ip, V4_COMPATIBLE.cidr) ? { cidr: V4_COMPATIBLE.cidr.text, what: V4_COMPATIBLE.what } : null);
+  const outsideGlobal = !special && ip.family === 6 && !inCidr(ip, GLOBAL_UNICAST_V6);
+  if (!special && !outsideGlobal) return { allowed: true };
   const permit = allowed.find((c) => inCidr(ip, c));
   if (permit) return { allowed: true, via: permit.text };
-  const reason = blocked
-    ? `in ${blocked.cidr.text} (${blocked.what})`
-    : `outside ${GLOBAL_UNICAST_V6.text} (reserved, not global unicast)`;
+  const reason = special ? `in ${special.cidr} (${special.what})` : `outside ${GLOBAL_UNICAST_V6.text} (reserved, not global unicast)`;
   return { allowed: false, reason };
 }
 
