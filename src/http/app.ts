@@ -20,6 +20,8 @@ import submissionRoutes from './routes/submission.js';
 import webhookRoutes from './routes/webhooks.js';
 import receptionRoutes, { RECEIVER_PATH } from './routes/reception.js';
 import openapiRoutes from './routes/openapi.js';
+import healthRoutes from './routes/health.js';
+import { registerMetrics } from './routes/metrics.js';
 import { isDefect } from '../engine/xml/schema-gate.js';
 
 export interface AppOptions {
@@ -150,6 +152,9 @@ export async function buildApp(options: AppOptions) {
   });
 
   registerAccess(app, options.engine);
+  // Probes and metrics: outside /api/v1, no key; the metrics hooks time every route, so they come first.
+  await registerMetrics(app, { engine: options.engine });
+  await app.register(healthRoutes, { engine: options.engine });
   await app.register(openapiRoutes);
   await app.register(certificateRoutes, { engine: options.engine });
   await app.register(ecfRoutes, { engine: options.engine });

@@ -3,6 +3,7 @@ import { extname, join } from 'node:path';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import Bree from 'bree';
 import type { JobData } from './job-runtime.js';
+import { registerScheduler, staleAfterMsFor } from '../engine/health/heartbeat.js';
 
 export interface JobSpec {
   readonly name: string;
@@ -46,6 +47,8 @@ export interface SchedulerOptions {
   readonly jobs?: readonly JobSpec[];
   readonly onMessage?: (job: string, message: unknown) => void;
   readonly onError?: (job: string, error: unknown) => void;
+  /** The time its heartbeat is recorded in (/readyz); the engine's clock in tests. Default: the system's. */
+  readonly now?: () => Date;
 }
 
 export interface Scheduler {
@@ -94,7 +97,19 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     bree.on('worker created', created);
     if (pending.size === 0) resolve();
   });
+  // The heartbeat /readyz reads: kept per process (engine/health/heartbeat.ts says why), beaten
+  // whenever bree's timers make or end a worker, so a scheduler whose timers stopped goes stale.
+  const now = options.now ?? (() => new Date());
+  const heartbeat = registerScheduler(now(), staleAfterMsFor(jobs));
+  const beat = () => heartbeat.beat(now());
+  bree.on('worker created', beat);
+  bree.on('worker deleted', beat);
   await bree.start();
   await allCreated;
-  return { stop: () => bree.stop() };
+  return {
+    stop: async () => {
+      heartbeat.stop();
+      await bree.stop();
+    },
+  };
 }

@@ -7,9 +7,8 @@ import { table } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
 import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
 import { currentSecretStore, keychainAvailable } from '../../engine/secrets/select.js';
-import { settingView } from '../../engine/settings/settings.js';
-import { migrationStatus } from '../../engine/store/migrate.js';
 import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/checks.js';
+import { READINESS_CHECKS, runReadiness } from '../../engine/health/readiness.js';
 
 export type DoctorCheck = HealthCheck;
 
@@ -55,12 +54,14 @@ export default class Doctor extends EcfCommand {
     try {
       if (engine) {
         await checkDatabase(engine, dbFile, add);
-        await checkMigrations(engine, add);
-        await checkSecretStore(engine, add);
+        // The same checks GET /readyz runs, with their detail; the scheduler's only applies inside `ecf serve`.
+        for (const c of (await runReadiness(engine)).checks) add(c.name, c.status, c.detail);
+        await checkSecretKey(engine, add);
         await checkTenants(engine, add, flags.offline);
       } else {
-        add('migrations', 'fail', 'not checked: no usable database');
-        add('secret-store', 'fail', 'not checked: the secrets.store setting is in the database');
+        for (const c of READINESS_CHECKS) {
+          if (c.name !== 'scheduler') add(c.name, 'fail', 'not checked: no usable database');
+        }
       }
     } finally {
       await engine?.close();
@@ -159,27 +160,13 @@ async function checkDatabase(engine: Engine, dbFile: string, add: Add): Promise<
   }
 }
 
-async function checkMigrations(engine: Engine, add: Add): Promise<void> {
-  try {
-    const status = await migrationStatus(engine.db);
-    const pending = status.filter((m) => m.executedAt === null).map((m) => m.name);
-    if (pending.length === 0) add('migrations', 'ok', `all ${status.length} applied`);
-    else add('migrations', 'warn', `${pending.length} of ${status.length} pending (${pending.join(', ')}); run \`ecf migrate\``);
-  } catch (err) {
-    add('migrations', 'fail', `cannot read the applied migrations: ${reason(err)}`);
-  }
-}
-
-async function checkSecretStore(engine: Engine, add: Add): Promise<void> {
+/** The file store's key: from the environment, or a file only its owner reads. */
+async function checkSecretKey(engine: Engine, add: Add): Promise<void> {
   let kind: 'keychain' | 'file';
   try {
-    const setting = await settingView(engine, 'secrets.store');
-    const store = await currentSecretStore(engine);
-    kind = store.kind;
-    add('secret-store', 'ok', `secrets.store is ${String(setting.value)} (${setting.source}); new secrets go to ${store.kind}: ${store.describe()}`);
-  } catch (err) {
-    add('secret-store', 'fail', reason(err));
-    return;
+    kind = (await currentSecretStore(engine)).kind;
+  } catch {
+    return; // The secret-store readiness check has said why.
   }
   if (kind !== 'file') return;
   if (process.env.ECF_SECRET_KEY) {

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { Engine } from '../../engine/engine.js';
+import { runReadiness } from '../../engine/health/readiness.js';
+
+/**
+ * The probes: no API key (a load balancer or kubelet has none), and nothing
+ * in the body that helps an attacker: the names and statuses of the checks,
+ * never their detail (paths, versions, hosts, store errors), which
+ * `ecf doctor` prints on the machine itself.
+ */
+export default async function healthRoutes(app: FastifyInstance, options: { engine: Engine }) {
+  const { engine } = options;
+  const noStore = (reply: { header(k: string, v: string): unknown }) => reply.header('cache-control', 'no-store');
+
+  // The process answers: liveness. It reads nothing, so a slow store never gets a live process restarted.
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    noStore(reply);
+    return { status: 'ok' };
+  });
+
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    noStore(reply);
+    const { ready, checks } = await runReadiness(engine);
+    const body = { status: ready ? 'ready' : 'unready', checks: checks.map((c) => ({ name: c.name, status: c.status })) };
+    return reply.status(ready ? 200 : 503).send(body);
+  });
+}
