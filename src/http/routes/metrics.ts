@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -15,8 +16,8 @@ import { getSetting } from '../../engine/settings/settings.js';
  * endpoint's existence is not revealed. No API key: scrapers rarely carry one.
  *
  * Each app has its own Registry (never prom-client's global one), so several
- * apps in one process (tests) do not collide. prom-client is loaded when the
- * app is built, never when the CLI starts.
+ * apps in one process (tests) do not collide. prom-client is loaded by the
+ * built app, never when the CLI starts, and not before the app answers.
  *
  * Labels are bounded: environment (3), e-CF type (10), status, HTTP method,
  * the route's pattern (never the raw URL), the status code, the authority's
@@ -131,32 +132,64 @@ function apply(m: Metrics, s: StoreSnapshot, now: Date): void {
 }
 
 /**
+ * prom-client costs a few hundred milliseconds to load on a busy machine,
+ * which `ecf serve` should not spend before it answers: it is loaded this long
+ * after the app is built, or at the first scrape if that comes sooner.
+ */
+const PRELOAD_AFTER_MS = 2_000;
+/** Observations made before prom-client is loaded are kept (this many at most) and replayed into it. */
+const EARLY_CAP = 50_000;
+
+/**
  * Registers GET /metrics and the hooks that time every request, on the root
  * instance so they see every route. Touches no store until the first scrape
  * (the route listing builds an app without one).
  */
 export async function registerMetrics(app: FastifyInstance, options: { engine: Engine }): Promise<void> {
-  const client = await import('prom-client');
-  const m = createMetrics(client);
+  let client: PromClient | undefined;
+  let metrics: Metrics | undefined;
+  let loading: Promise<Metrics> | undefined;
   let defaults = false;
+  const early: ((m: Metrics) => void)[] = [];
+  const record = (observe: (m: Metrics) => void) => {
+    if (metrics) observe(metrics);
+    else if (early.length < EARLY_CAP) early.push(observe);
+  };
+  const load = (): Promise<Metrics> =>
+    (loading ??= import('prom-client').then((loaded) => {
+      const made = createMetrics(loaded);
+      for (const observe of early.splice(0)) observe(made);
+      client = loaded;
+      metrics = made;
+      return made;
+    }));
+  const preload = setTimeout(() => void load().catch(() => undefined), PRELOAD_AFTER_MS);
+  preload.unref();
 
   app.addHook('onResponse', async (request, reply) => {
     // The route's pattern; a request that matched no route is one series, whatever its URL.
-    const route = request.routeOptions.url ?? 'unmatched';
-    m.http.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
+    const seconds = reply.elapsedTime / 1000;
+    record((m) => m.http.observe(labels, seconds));
   });
 
   const stopListening = listenToTaxauthCalls({
     started(operation) {
-      m.taxauthInFlight.inc({ operation });
-      const end = m.taxauthDuration.startTimer({ operation });
+      const started = performance.now();
+      record((m) => m.taxauthInFlight.inc({ operation }));
       return (outcome) => {
-        m.taxauthInFlight.dec({ operation });
-        end({ outcome });
+        const seconds = (performance.now() - started) / 1000;
+        record((m) => {
+          m.taxauthInFlight.dec({ operation });
+          m.taxauthDuration.observe({ operation, outcome }, seconds);
+        });
       };
     },
   });
-  app.addHook('onClose', async () => stopListening());
+  app.addHook('onClose', async () => {
+    clearTimeout(preload);
+    stopListening();
+  });
 
   app.get('/metrics', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     const { engine } = options;
@@ -168,10 +201,11 @@ export async function registerMetrics(app: FastifyInstance, options: { engine: E
       exposure = 'loopback';
     }
     if (exposure === 'off' || (exposure === 'loopback' && !isLoopback(request.ip))) return reply.callNotFound();
+    const m = await load();
     if (!defaults) {
       // Process metrics (event loop lag, memory, CPU, handles) start with the first scrape: an app
       // nobody scrapes (most tests) keeps no event-loop monitor running.
-      client.collectDefaultMetrics({ register: m.registry });
+      client!.collectDefaultMetrics({ register: m.registry });
       defaults = true;
     }
     try {
