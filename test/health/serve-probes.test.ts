@@ -52,5 +52,4 @@ describe('ecf serve: /healthz, /readyz, /metrics; ecf doctor agrees with /readyz
     }
     await once(child, 'exit');
   });
-
 });
