@@ -32,6 +32,7 @@ import {
 import { CertificationMode, type CertificationSources } from './certification/mode.js';
 import { certificationRoutes } from './certification/routes.js';
 import { certificationSources } from './certification/sources.js';
+import { createStatusServices, type SandboxStatusControl } from './status-services.js';
 
 /**
  * A stand-in for the tax authority (NOTES §1–4, §9, §13) that speaks its
@@ -77,6 +78,8 @@ export interface SandboxOptions {
   readonly keepXml?: number;
   /** Where the certification mode gets its workbooks and reads documents back into columns (certification/sources.ts by default). */
   readonly certification?: CertificationSources;
+  /** The key the status services (statusecf) accept; SANDBOX_STATUS_API_KEY by default. */
+  readonly statusApiKey?: string;
 }
 
 export interface SandboxVerdict {
@@ -185,6 +188,8 @@ export interface SandboxControl {
   failApprovals(where: 'issuer' | 'authority', n: number): void;
   /** The certification mode (certification/mode.ts): sets per applicant RNC, judged in certecf. */
   readonly certification: CertificationMode;
+  /** The status host's services (status-services.ts): environments' status, maintenance windows, the API key. */
+  readonly status: SandboxStatusControl;
 }
 
 export interface DirectoryRecord {
@@ -312,6 +317,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
   let identity: TaxpayerIdentity | undefined;
   const taxpayerIdentity = (): TaxpayerIdentity => (identity ??= makeTaxpayerIdentity(now()));
   const certification = new CertificationMode(options.certification ?? certificationSources, now);
+  const statusServices = createStatusServices(now, options.statusApiKey);
   const taxpayer: SandboxTaxpayer = {
     rnc: SANDBOX_TAXPAYER_RNC,
     certificatePem: () => taxpayerIdentity().certificatePem,
@@ -382,6 +388,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     reset() {
       state = freshState();
       certification.forget();
+      statusServices.control.reset();
       gate.resetStats();
     },
     now,
@@ -394,6 +401,7 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
       state.failApprovals[where] = n;
     },
     certification,
+    status: statusServices.control,
   };
 
   /** Checks an uploaded ACECF as the authority would: well-formed, its schema, its signature. */
@@ -500,6 +508,8 @@ export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstan
     submissions: state.submissions.map(({ xml: _xml, ...rest }) => rest),
     annulments: state.annulments.map(({ xml: _xml, ...rest }) => rest),
   }));
+
+  statusServices.register(app);
 
   certificationRoutes(app, {
     mode: certification,

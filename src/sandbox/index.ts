@@ -17,6 +17,7 @@ export {
   type SandboxTaxpayer,
 } from './app.js';
 export { SANDBOX_TAXPAYER_RNC, type ReceiverAnswer } from './taxpayer.js';
+export { SANDBOX_STATUS_API_KEY, StatusCommandSchema, type SandboxStatusControl, type SandboxWindow, type StatusCommand } from './status-services.js';
 export {
   AdminCommandSchema,
   LoadCommandSchema,

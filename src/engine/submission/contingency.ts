@@ -4,6 +4,8 @@ import { emit } from '../events/outbox.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
+import type { Environment } from '../schema-types.js';
+import { currentWindow, readStatusSnapshot } from '../taxauth/authority-status.js';
 
 /**
  * Contingency: the authority cannot be reached. e-CF keep being issued and
@@ -11,13 +13,23 @@ import { prepared } from '../store/prepared.js';
  * work table. Entered automatically after `contingency.after_minutes` of
  * transport failures with no success, or by the operator; left automatically
  * at the first success (when it was automatic) or by the operator.
+ *
+ * With the status services configured (taxauth/authority-status.ts), an
+ * announced maintenance window of an environment that counts (production
+ * when any tenant works in it, otherwise every environment in use) starts
+ * contingency when it begins, or at the first failure inside it, instead
+ * of after the minutes of failures (`source` window); it ends once the
+ * window is over and the authority answers: verificarestado says
+ * Disponible after the window's end, or a submission gets through.
  */
 export interface ContingencyState {
   readonly active: boolean;
-  readonly source: 'automatic' | 'manual' | null;
+  readonly source: 'automatic' | 'manual' | 'window' | null;
   readonly changedAt: string | null;
   /** First transport failure since the last success. */
   readonly failingSince: string | null;
+  /** With source window: when the announced window ends (UTC ISO). */
+  readonly windowEndsAt?: string | null;
 }
 
 const KEY = 'contingency';
@@ -72,20 +84,75 @@ export function setContingency(engine: Engine, active: boolean): Promise<Conting
 /** A submission could not reach the authority. */
 export async function noteTransportFailure(engine: Engine): Promise<ContingencyState> {
   const afterMinutes = await getSetting<number>(engine, 'contingency.after_minutes');
+  // Inside an announced window the failure is the window's: contingency at once.
+  const window = currentWindow(await readStatusSnapshot(engine), await countedEnvironments(engine), engine.clock.now());
   return change(engine, (s, now) => {
     const failingSince = s.failingSince ?? now.toISOString();
+    if (window && mayEnter(s, window)) return { active: true, source: 'window', changedAt: now.toISOString(), failingSince, windowEndsAt: window.endsAt };
     const due = now.getTime() - Date.parse(failingSince) >= afterMinutes * 60_000;
     if (!s.active && due) return { active: true, source: 'automatic', changedAt: now.toISOString(), failingSince };
     return s.failingSince ? null : { ...s, failingSince };
   });
 }
 
-/** A submission reached the authority: an automatic contingency ends. */
+/** A submission reached the authority: an automatic contingency ends, and a window's once the window is over. */
 export async function noteTransportSuccess(engine: Engine): Promise<ContingencyState> {
   const current = await contingencyState(engine.db);
-  if (!current.failingSince && !(current.active && current.source === 'automatic')) return current;
+  if (!current.failingSince && !(current.active && (current.source === 'automatic' || current.source === 'window'))) return current;
   return change(engine, (s, now) => {
     if (s.active && s.source === 'automatic') return { active: false, source: null, changedAt: now.toISOString(), failingSince: null };
+    if (s.active && s.source === 'window') {
+      if (windowOver(s, now)) return { active: false, source: null, changedAt: now.toISOString(), failingSince: null, windowEndsAt: null };
+      return s.failingSince ? { ...s, failingSince: null } : null;
+    }
     return s.failingSince ? { ...s, failingSince: null } : null;
+  });
+}
+
+/** Not active, and not turned off since the window began (the operator's off, or a success, holds for that window). */
+const mayEnter = (s: ContingencyState, window: { startsAt: string }): boolean =>
+  !s.active && !(s.changedAt && Date.parse(s.changedAt) >= Date.parse(window.startsAt));
+
+const windowOver = (s: ContingencyState, now: Date): boolean => !s.windowEndsAt || now.getTime() >= Date.parse(s.windowEndsAt);
+
+/**
+ * The environments whose windows put the appliance in contingency, which is
+ * one state for all: production when a tenant works in it (its e-CF are the
+ * ones that count), otherwise every environment in use.
+ */
+export async function countedEnvironments(engine: Engine): Promise<Environment[]> {
+  const defaults = await engine.db.selectFrom('tenants').select('default_environment as environment').distinct().execute();
+  const ranged = await engine.db.selectFrom('sequence_ranges').select('environment').distinct().execute();
+  const used = new Set([...defaults, ...ranged].map((r) => r.environment as Environment));
+  if (used.has('production')) return ['production'];
+  return (['test', 'cert'] as const).filter((e) => used.has(e));
+}
+
+/**
+ * Contingency as the status snapshot says, without calling the host: enters
+ * it when an announced window of a counted environment is in force (or
+ * stretches it to a later window that follows on); leaves a window's
+ * contingency once the window has ended and a snapshot taken after its end
+ * says every counted environment is Disponible. The status watch runs this
+ * after each refresh and between them.
+ */
+export async function applyMaintenanceWindows(engine: Engine): Promise<ContingencyState> {
+  const snapshot = await readStatusSnapshot(engine);
+  const environments = await countedEnvironments(engine);
+  const window = currentWindow(snapshot, environments, engine.clock.now());
+  const current = await contingencyState(engine.db);
+  if (!window && !(current.active && current.source === 'window')) return current;
+  return change(engine, (s, now) => {
+    if (window) {
+      if (mayEnter(s, window)) return { active: true, source: 'window', changedAt: now.toISOString(), failingSince: s.failingSince, windowEndsAt: window.endsAt };
+      if (s.source === 'window' && (!s.windowEndsAt || window.endsAt > s.windowEndsAt)) return { ...s, windowEndsAt: window.endsAt };
+      return null;
+    }
+    if (!(s.active && s.source === 'window') || !windowOver(s, now)) return null;
+    const answered =
+      snapshot !== null &&
+      Date.parse(snapshot.checkedAt) >= Date.parse(s.windowEndsAt ?? s.changedAt ?? '1970-01-01T00:00:00Z') &&
+      environments.every((e) => snapshot.environments[e]?.available === true);
+    return answered ? { active: false, source: null, changedAt: now.toISOString(), failingSince: null, windowEndsAt: null } : null;
   });
 }

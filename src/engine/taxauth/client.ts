@@ -4,6 +4,7 @@ import { undici } from '../net/undici.js';
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
 import { clientSettings } from './environments.js';
+import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, tlsConnectOptions, type TaxauthTls } from './tls.js';
 import { TaxauthError, collapseErrorBody, decodeEntities } from './errors.js';
 import {
   STATUS_TEXT,
@@ -51,8 +52,10 @@ export interface TaxauthClientOptions {
   readonly fcUrl: string;
   /** Whole-call limit: connect, headers and body. */
   readonly timeoutMs: number;
-  /** undici dispatcher; by default one shared Agent that speaks TLS 1.2 or later. */
+  /** undici dispatcher; by default the shared Agent with the default TLS options (TLS 1.2 or later, Node's ciphers). */
   readonly dispatcher?: Dispatcher;
+  /** The TLS options the dispatcher was built with, to name the setting when a handshake fails. */
+  readonly tls?: TaxauthTls;
 }
 
 const PATHS = {
@@ -74,17 +77,32 @@ const ENCF = /^E\d{12}$/;
 /** Lifetime the authority documents for a token, used when its answer has no readable dates (NOTES §2). */
 const DOCUMENTED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 
-let sharedAgent: Agent | undefined;
+let sharedAgent: { readonly key: string; readonly agent: Agent } | undefined;
 
-/** The process-wide dispatcher: keep-alive connections, TLS 1.2 at least (NOTES §3.1). */
-export function taxauthAgent(): Agent {
-  sharedAgent ??= new (undici().Agent)({ connect: { minVersion: 'TLSv1.2' }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-  return sharedAgent;
+/**
+ * The process-wide dispatcher: keep-alive connections, with the TLS version
+ * and ciphers of the settings `taxauth.tls_min_version` and
+ * `taxauth.tls_ciphers` (NOTES §3.1: the authority changed its TLS
+ * requirements before). Every client reads the settings when it is made
+ * (clientFor, one query with the URLs), so a changed setting gives a new
+ * Agent from the next client on; the old one is left to its keep-alive
+ * timeout rather than closed under the calls still using it.
+ */
+export function taxauthAgent(tls: TaxauthTls = DEFAULT_TLS): Agent {
+  const key = `${tls.minVersion}|${tls.ciphers ?? ''}`;
+  if (sharedAgent?.key !== key) sharedAgent = { key, agent: buildTaxauthAgent(tls) };
+  return sharedAgent.agent;
+}
+
+/** An Agent with these TLS options; `extra` adds connect options (a test's `ca`). */
+export function buildTaxauthAgent(tls: TaxauthTls, extra: Readonly<Record<string, unknown>> = {}): Agent {
+  return new (undici().Agent)({ connect: { ...tlsConnectOptions(tls), ...extra }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
 }
 
 /** The client of one environment as the platform settings configure it. */
 export async function clientFor(engine: Engine, environment: Environment): Promise<TaxauthClient> {
-  return new TaxauthClient(await clientSettings(engine, environment));
+  const settings = await clientSettings(engine, environment);
+  return new TaxauthClient({ ...settings, dispatcher: taxauthAgent(settings.tls) });
 }
 
 interface Answer {
@@ -106,8 +124,10 @@ export class TaxauthClient {
   readonly fcUrl: string;
   readonly timeoutMs: number;
   readonly #dispatcher: Dispatcher;
+  readonly #tls: TaxauthTls;
 
   constructor(options: TaxauthClientOptions) {
+    this.#tls = options.tls ?? DEFAULT_TLS;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fcUrl = options.fcUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
@@ -358,7 +378,8 @@ export class TaxauthClient {
       if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
         throw new TaxauthError('timeout', `No answer from the tax authority (${op}): ${describe(e)}`, { operation: op });
       }
-      throw new TaxauthError('network', redact(`Could not reach the tax authority (${op}): ${describe(e)}`, options.token), { operation: op });
+      const why = isTlsFailure(e) ? explainTlsFailure(tlsCause(e), this.#tls) : describe(e);
+      throw new TaxauthError('network', redact(`Could not reach the tax authority (${op}): ${why}`, options.token), { operation: op });
     } finally {
       clearTimeout(timer);
     }

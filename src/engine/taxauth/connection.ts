@@ -6,6 +6,7 @@ import type { Environment } from '../schema-types.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { TaxauthError, type TaxauthErrorKind } from './errors.js';
 import { defaultTokenCache, type TaxauthLogger, type TokenCache } from './token-cache.js';
+import { authorityStatus, statusView, type AuthorityStatusView } from './authority-status.js';
 
 export { clientFor } from './client.js';
 
@@ -25,6 +26,8 @@ export interface ConnectionCheck {
   /** When the new token expires (Dominican ISO); null without one. */
   readonly tokenExpiresAt: string | null;
   readonly error: ConnectionError | null;
+  /** The status host's word on this environment (read at most every few minutes); "status services not configured" without a key. */
+  readonly authorityStatus: AuthorityStatusView;
 }
 
 export interface ConnectionError {
@@ -49,7 +52,9 @@ export async function checkConnection(
   const env = environment ?? (tenant.default_environment as Environment);
   const cache = options.cache ?? defaultTokenCache;
   const started = performance.now();
-  let result: ConnectionCheck;
+  // The status host is asked alongside the token, not after it: its own calls have their own timeout.
+  const status = readStatus(engine, env);
+  let result: Omit<ConnectionCheck, 'authorityStatus'>;
   try {
     const token = await cache.renew(engine, tenantId, env);
     result = { environment: env, ok: true, authenticated: true, elapsedMs: elapsed(started), tokenExpiresAt: toDominicanIso(token.expiresAt), error: null };
@@ -59,10 +64,20 @@ export async function checkConnection(
     const ok = error.kind === 'http' || error.kind === 'protocol' || error.kind === 'certificate';
     result = { environment: env, ok, authenticated: false, elapsedMs: elapsed(started), tokenExpiresAt: null, error };
   }
-  const { error, ...facts } = result;
+  const { error, ...facts } = { ...result, authorityStatus: await status };
   if (error) options.logger?.warn({ tenantId, ...facts, error }, 'tax authority connection check failed');
   else options.logger?.info({ tenantId, ...facts }, 'tax authority connection check succeeded');
-  return result;
+  return { ...result, authorityStatus: facts.authorityStatus };
+}
+
+/** Never throws: a status host that cannot be read is part of the answer, not a failed check. */
+async function readStatus(engine: Engine, env: Environment): Promise<AuthorityStatusView> {
+  try {
+    return statusView(await authorityStatus(engine, { refresh: 'stale' }), env, engine.clock.now());
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { configured: true, checkedAt: null, status: null, available: null, servicesDown: [], inMaintenance: false, nextWindow: null, error: message, summary: message };
+  }
 }
 
 const elapsed = (started: number): number => Math.round(performance.now() - started);

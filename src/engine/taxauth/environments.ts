@@ -2,6 +2,7 @@ import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
 import { getSettings } from '../settings/settings.js';
 import type { SettingKey } from '../settings/catalogue.js';
+import { tlsFromSettings, type TaxauthTls } from './tls.js';
 
 /**
  * Where each environment of the tax authority lives (NOTES §1): the main
@@ -33,8 +34,13 @@ export const DEFAULT_URLS: Readonly<Record<Environment, EnvironmentUrls>> = {
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
+/** The authority's service-status host (NOTES §1, §3). */
+export const DEFAULT_STATUS_URL = 'https://statusecf.dgii.gov.do';
+
 export interface ClientSettings extends EnvironmentUrls {
   readonly timeoutMs: number;
+  /** taxauth.tls_min_version and taxauth.tls_ciphers. */
+  readonly tls: TaxauthTls;
 }
 
 const trimSlash = (url: string): string => url.replace(/\/+$/, '');
@@ -43,14 +49,15 @@ const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 export async function clientSettings(engine: Engine, environment: Environment): Promise<ClientSettings> {
   const urlKey = `taxauth.url.${environment}` as SettingKey;
   const fcKey = `taxauth.fc_url.${environment}` as SettingKey;
-  const values = await getSettings(engine, [urlKey, fcKey, 'taxauth.timeout_ms'], PLATFORM_SCOPE);
+  const values = await getSettings(engine, [urlKey, fcKey, 'taxauth.timeout_ms', 'taxauth.tls_min_version', 'taxauth.tls_ciphers'], PLATFORM_SCOPE);
   const defaults = DEFAULT_URLS[environment];
+  const tls = tlsFromSettings(values['taxauth.tls_min_version'], values['taxauth.tls_ciphers']);
   // `ecf serve --sandbox` points every environment of this process at its built-in sandbox.
   const sandbox = process.env.ECF_TAXAUTH_SANDBOX_URL;
   if (sandbox) {
     const base = `${trimSlash(sandbox)}/${ENVIRONMENT_SEGMENT[environment]}`;
     const timeout = values['taxauth.timeout_ms'];
-    return { baseUrl: base, fcUrl: base, timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS };
+    return { baseUrl: base, fcUrl: base, timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS, tls };
   }
   const url = values[urlKey];
   const fc = values[fcKey];
@@ -59,6 +66,20 @@ export async function clientSettings(engine: Engine, environment: Environment): 
     baseUrl: trimSlash(typeof url === 'string' && url ? url : defaults.baseUrl),
     fcUrl: trimSlash(typeof fc === 'string' && fc ? fc : defaults.fcUrl),
     timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
+    tls,
+  };
+}
+
+/** The status host's base URL (`taxauth.status_url`, or the sandbox's own under `ecf serve --sandbox`), the timeout and TLS. */
+export async function statusHostSettings(engine: Engine): Promise<{ url: string; timeoutMs: number; tls: TaxauthTls }> {
+  const values = await getSettings(engine, ['taxauth.status_url', 'taxauth.timeout_ms', 'taxauth.tls_min_version', 'taxauth.tls_ciphers'], PLATFORM_SCOPE);
+  const sandbox = process.env.ECF_TAXAUTH_SANDBOX_URL;
+  const configured = values['taxauth.status_url'];
+  const timeout = values['taxauth.timeout_ms'];
+  return {
+    url: trimSlash(sandbox ? sandbox : typeof configured === 'string' && configured ? configured : DEFAULT_STATUS_URL),
+    timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
+    tls: tlsFromSettings(values['taxauth.tls_min_version'], values['taxauth.tls_ciphers']),
   };
 }
 

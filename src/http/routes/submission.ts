@@ -18,6 +18,20 @@ const ConnectionView = Type.Object({
   elapsedMs: Type.Number(),
   tokenExpiresAt: Type.Union([Type.String(), Type.Null()], { description: 'When the cached token expires; the token itself is never returned' }),
   error: Type.Union([Type.Object({ kind: Type.String(), status: Type.Union([Type.Integer(), Type.Null()]), message: Type.String() }), Type.Null()]),
+  authorityStatus: Type.Object(
+    {
+      configured: Type.Boolean(),
+      checkedAt: Type.Union([Type.String(), Type.Null()]),
+      status: Type.Union([Type.String(), Type.Null()], { description: 'The status host\'s word for the environment, e.g. Disponible' }),
+      available: Type.Union([Type.Boolean(), Type.Null()]),
+      servicesDown: Type.Array(Type.String()),
+      inMaintenance: Type.Boolean(),
+      nextWindow: Type.Union([Type.Object({ startsAt: Type.String(), endsAt: Type.String() }), Type.Null()]),
+      error: Type.Union([Type.String(), Type.Null()]),
+      summary: Type.String(),
+    },
+    { description: 'The authority\'s status services (with an API key set: ecf taxauth status-key set), read at most every few minutes' },
+  ),
 });
 
 export default async function submissionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
