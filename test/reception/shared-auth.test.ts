@@ -3,7 +3,8 @@ import { ManualClock } from '../../src/engine/clock.js';
 import { openEngine, type Engine } from '../../src/engine/engine.js';
 import { REQUIRE_BEARER_SETTING } from '../../src/engine/reception/queries.js';
 import { SEED_LIFETIME_MS, TOKEN_LIFETIME_MS, issueReceiverSeed, receiverScope, validateReceiverSeed } from '../../src/engine/reception/receiver-auth.js';
-import { credentialHash } from '../../src/engine/reception/receiver-credentials.js';
+import { credentialHash, keepCredential } from '../../src/engine/reception/receiver-credentials.js';
+import { inTransaction } from '../../src/engine/store/database.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { signSeed } from '../../src/engine/taxauth/token-cache.js';
 import { makeTaxpayerIdentity } from '../../src/sandbox/taxpayer.js';
@@ -103,5 +104,19 @@ describe("the B2B receiver's seeds and tokens, shared by every node of one store
     await validateReceiverSeed(a, tenant.id, fresh);
     expect(await a.db.selectFrom('reception_seeds').select('value_hash').execute()).toHaveLength(0);
     expect((await a.db.selectFrom('reception_tokens').select('value_hash').execute()).map((t) => t.value_hash)).not.toContain(credentialHash(token));
+  });
+
+  it("keeps at most the cap of a tenant's live rows, the oldest going first, and leaves other tenants' alone", async () => {
+    const { clock, a, b, tenant } = await twoNodes();
+    const other = await seedTenant(a);
+    const keep = (node: Engine, tenantId: string, value: string, minutes: number) =>
+      inTransaction(node.db, (tx) => keepCredential(tx, 'reception_seeds', tenantId, value, clock.now(), new Date(clock.now().getTime() + minutes * 60_000), 3));
+    await keep(a, other.tenant.id, 'theirs', 1);
+    for (let i = 1; i <= 5; i++) await keep(i % 2 ? a : b, tenant.id, `ours-${i}`, i);
+    const rows = await a.db.selectFrom('reception_seeds').select(['value_hash', 'tenant_id']).orderBy('expires_at').execute();
+    expect(rows).toEqual([
+      { value_hash: credentialHash('theirs'), tenant_id: other.tenant.id },
+      ...[3, 4, 5].map((i) => ({ value_hash: credentialHash(`ours-${i}`), tenant_id: tenant.id })),
+    ]);
   });
 });
