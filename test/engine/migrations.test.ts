@@ -98,6 +98,8 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     modifies_encf: true, cells: true, state: true, xml: true, security_code: true, track_id: true, messages: true, sent_at: true,
     verdict_at: true, updated_at: true,
   },
+  reception_seeds: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },
+  reception_tokens: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

@@ -7,7 +7,7 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { ecfXml } from '../../src/engine/ecf/queries.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
-import { COPIED_TABLES, DERIVED_TABLES, SECRET_TABLES, copyStore } from '../../src/engine/store/copy-store.js';
+import { COPIED_TABLES, DERIVED_TABLES, EPHEMERAL_TABLES, SECRET_TABLES, copyStore } from '../../src/engine/store/copy-store.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { allowLoopback } from '../webhooks/harness.js';
 import { storeOf } from '../../src/engine/secrets/select.js';
@@ -123,7 +123,7 @@ describe('copying a store (ecf migrate-store)', () => {
     try {
       const engine = await sqliteEngine();
       const tables = (await engine.db.introspection.getTables()).map((t) => t.name).sort();
-      expect([...COPIED_TABLES.map((t) => t.table), ...DERIVED_TABLES.map((t) => t.table), ...SECRET_TABLES].sort()).toEqual(tables);
+      expect([...COPIED_TABLES.map((t) => t.table), ...DERIVED_TABLES.map((t) => t.table), ...SECRET_TABLES, ...EPHEMERAL_TABLES].sort()).toEqual(tables);
     } finally {
       await closeAll();
     }
