@@ -9,6 +9,9 @@ import { resolveTenant } from '../tenant-flag.js';
 import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
 import { describeWatchResult } from './watch.js';
 import type { RunningWork } from '../../engine/work/background.js';
+import { openEngine, type Engine } from '../../engine/engine.js';
+import type { EngineLog } from '../../engine/log/logger.js';
+import type { LogFormat } from '../../http/logging.js';
 import { describeSandboxLoad, sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
 
 export default class Serve extends EcfCommand {
@@ -20,6 +23,17 @@ export default class Serve extends EcfCommand {
     port: Flags.integer({ description: 'TCP port (0 picks a free one)', default: 8787, min: 0, max: 65535 }),
     jobs: Flags.boolean({ description: 'Run the background jobs (submission, delivery, notices)', default: true, allowNo: true }),
     'log-level': Flags.string({ options: ['fatal', 'error', 'warn', 'info', 'debug'], default: 'info' }),
+    'log-format': Flags.string({
+      description: 'JSON lines (the default when stdout is not a terminal) or pretty lines for people (the default on a terminal)',
+      options: ['json', 'pretty'],
+    }),
+    'stop-timeout': Flags.integer({
+      description: 'Seconds a stop (SIGTERM, SIGINT) may take: in-flight requests and authority calls finish or are handed back, then it exits; keep it under systemd\'s TimeoutStopSec',
+      default: 20,
+      min: 2,
+      max: 600,
+      helpValue: 'SECONDS',
+    }),
     sandbox: Flags.boolean({ description: 'Also run the built-in tax authority sandbox and send every environment to it', default: false }),
     watch: Flags.string({ description: 'Also issue the *.json files dropped into DIR/inbox, as `ecf watch DIR` does', helpValue: 'DIR' }),
     'watch-tenant': Flags.string({ description: 'Tenant id or RNC the dropped files are issued for (may be left out with one tenant)' }),
@@ -33,65 +47,148 @@ export default class Serve extends EcfCommand {
   async run() {
     const { flags } = await this.parse(Serve);
     // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
-    const [{ buildApp }, { startScheduler }, { startSandbox }, { startBackgroundWork }] = await Promise.all([
+    const [{ buildApp }, { startScheduler }, { startSandbox }, { startBackgroundWork }, { serverLoggerOptions }, { default: closeWithGrace }] = await Promise.all([
       import('../../http/app.js'),
       import('../../jobs/scheduler.js'),
       import('../../sandbox/index.js'),
       import('../../engine/work/background.js'),
+      import('../../http/logging.js'),
+      import('close-with-grace'),
     ]);
     // Read before anything starts, so a wrong file stops serve with its reason and nothing half-started.
     const https = flags['tls-cert'] && flags['tls-key'] ? readTls(flags['tls-cert'], flags['tls-key'], new Date()) : undefined;
     const load = sandboxLoadFromFlags(flags);
     if (load && !flags.sandbox) this.error('The sandbox load flags (--latency, --max-in-flight, …) need --sandbox.', { exit: 2 });
+    const logger = await serverLoggerOptions({ level: flags['log-level'], ...(flags['log-format'] && { format: flags['log-format'] as LogFormat }) });
     const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0, ...(load && { load }) }) : undefined;
     // Read by the authority client here and in the job workers, which start after this.
     if (sandbox) process.env.ECF_TAXAUTH_SANDBOX_URL = sandbox.url;
-    const engine = await this.engine(flags, { backgroundCheckpoints: true });
-    const app = await buildApp({ engine, logger: { level: flags['log-level'] }, ...(https && { https: { key: https.key, cert: https.cert } }) });
-    const address = await app.listen({ host: flags.host, port: flags.port });
+    // The engine logs through the server's pino logger, which exists once the app is built.
+    const engineLog = forwardingLog();
+    // Opened here rather than through this.engine(): it is closed by the stop, last, not when run() returns.
+    const engine = await openEngine({ dataDir: this.dataDir(flags), backgroundCheckpoints: true, log: engineLog });
+    const app = await buildApp({ engine, logger, ...(https && { https: { key: https.key, cert: https.cert } }) });
+    engineLog.to(app.log);
+    let address: string;
+    try {
+      address = await app.listen({ host: flags.host, port: flags.port });
+    } catch (e) {
+      await app.close();
+      await engine.close();
+      await sandbox?.close();
+      throw e;
+    }
     let scheduler: Scheduler | undefined;
     let work: RunningWork | undefined;
-    if (flags.jobs) {
-      // Submission and deliveries run here, woken by this process's commits at once; bree is the
-      // clock of the periodic jobs, each in a worker thread of its own.
-      work = await startBackgroundWork(engine, {
-        onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
-      });
-      scheduler = await startScheduler({
-        dataDir: engine.dataDir,
-        ...(engine.restartSignal && { checkpointedBy: engine.restartSignal }),
-        onError: (job, error) => app.log.error({ job, err: error }, 'job failed'),
-      });
-    }
     let watcher: FolderWatcher | undefined;
-    if (flags.watch) {
-      const tenant = await resolveTenant(engine, flags['watch-tenant']);
-      watcher = await watchFolder({
-        engine,
-        tenantId: tenant.id,
-        dir: resolve(flags.watch),
-        follow: flags['watch-follow'],
-        onResult: (r) => app.log.info({ watch: r.file, ok: r.ok, encf: r.encf }, describeWatchResult(r)),
-        onError: (err) => app.log.error({ err }, 'watch failed'),
-      });
-      this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
+    const stopMs = flags['stop-timeout'] * 1000;
+    const budgetMs = stopMs - Math.min(STOP_MARGIN_MS, stopMs / 4);
+    try {
+      if (flags.jobs) {
+        // Submission and deliveries run here, woken by this process's commits at once; bree is the
+        // clock of the periodic jobs, each in a worker thread of its own.
+        work = await startBackgroundWork(engine, {
+          onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
+        });
+        scheduler = await startScheduler({
+          dataDir: engine.dataDir,
+          ...(engine.restartSignal && { checkpointedBy: engine.restartSignal }),
+          onError: (job, error) => app.log.error({ job, err: error }, 'job failed'),
+        });
+      }
+      if (flags.watch) {
+        const tenant = await resolveTenant(engine, flags['watch-tenant']);
+        watcher = await watchFolder({
+          engine,
+          tenantId: tenant.id,
+          dir: resolve(flags.watch),
+          follow: flags['watch-follow'],
+          onResult: (r) => app.log.info({ watch: r.file, ok: r.ok, encf: r.encf }, describeWatchResult(r)),
+          onError: (err) => app.log.error({ err }, 'watch failed'),
+        });
+        this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
+      }
+    } catch (e) {
+      // Whatever started is stopped again, so a failed start leaves no thread or port behind.
+      await stopServe({ app, engine, work, scheduler, watcher, sandbox, budgetMs });
+      throw e;
     }
     if (https?.warning) this.warn(https.warning);
     this.log(`ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
     if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}${load ? ` (${describeSandboxLoad(load)})` : ''}`);
 
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    await watcher?.close();
-    await scheduler?.stop();
-    await work?.stop();
-    await app.close();
-    await sandbox?.close();
-    return { address, stopped: true };
+    // close-with-grace: the first SIGTERM or SIGINT runs the stop below and exits 0 when it ends,
+    // 1 past the deadline; a second signal exits 1 at once. The stop itself keeps a margin under
+    // the deadline, so it ends (handing back what is still in flight) before close-with-grace gives up.
+    closeWithGrace(
+      {
+        delay: stopMs,
+        logger: false,
+        onSecondSignal: (signal) => app.log.warn({ signal }, `second ${signal}: exiting at once; leases still held expire and their work runs again`),
+        onTimeout: (ms) => app.log.error({ stopTimeoutMs: ms }, 'stop took longer than --stop-timeout; exiting'),
+      },
+      async ({ signal, err }) => {
+        if (err) app.log.error({ err }, 'stopping after an uncaught error');
+        app.log.info({ signal, stopTimeoutMs: stopMs }, `stopping${signal ? ` on ${signal}` : ''}`);
+        await stopServe({ app, engine, work, scheduler, watcher, sandbox, budgetMs });
+        app.log.info({}, 'stopped');
+      },
+    );
+    // Until close-with-grace ends the process.
+    await new Promise<never>(() => {});
   }
+}
+
+/** Room left under --stop-timeout for the store to close and the process to exit. */
+const STOP_MARGIN_MS = 3_000;
+
+interface Running {
+  readonly app: { close(): Promise<unknown>; log: EngineLog };
+  readonly engine: Engine;
+  readonly work: RunningWork | undefined;
+  readonly scheduler: Scheduler | undefined;
+  readonly watcher: FolderWatcher | undefined;
+  readonly sandbox: { close(): Promise<void> } | undefined;
+  readonly budgetMs: number;
+}
+
+/**
+ * The order of a clean stop: stop accepting requests and new work at once;
+ * let requests and authority calls in flight finish until the budget is
+ * spent, then hand back what is still in flight (leases freed, unclear marks
+ * kept for the query before resending); close the store last.
+ */
+async function stopServe({ app, engine, work, scheduler, watcher, sandbox, budgetMs }: Running): Promise<void> {
+  const budget = AbortSignal.timeout(Math.max(0, budgetMs));
+  const untilBudget = <T>(what: string, p: Promise<T>): Promise<T | void> =>
+    Promise.race([
+      p.catch((err: unknown) => app.log.error({ err }, `stopping: ${what} failed`)),
+      new Promise<void>((resolve) => budget.addEventListener('abort', () => {
+        app.log.warn({ budgetMs }, `stopping: ${what} did not end in time`);
+        resolve();
+      }, { once: true })),
+    ]);
+  await Promise.all([
+    untilBudget('the HTTP server', app.close()),
+    untilBudget('the folder watcher', watcher?.close() ?? Promise.resolve()),
+    untilBudget('the job scheduler', scheduler?.stop() ?? Promise.resolve()),
+    work?.stopWithin(budget).catch((err: unknown) => app.log.error({ err }, 'stopping: handing back the background work failed')),
+  ]);
+  // After the work: a send in flight to the built-in sandbox needs it until it ends or is handed back.
+  if (sandbox) await Promise.race([sandbox.close(), new Promise((r) => setTimeout(r, 1000).unref())]);
+  await engine.close();
+}
+
+/** An engine logger that writes nothing until it is pointed at the server's logger. */
+function forwardingLog(): EngineLog & { to(target: EngineLog): void } {
+  let target: EngineLog | undefined;
+  return {
+    to: (t) => void (target = t),
+    info: (fields, message) => target?.info(fields, message),
+    warn: (fields, message) => target?.warn(fields, message),
+    error: (fields, message) => target?.error(fields, message),
+    debug: (fields, message) => target?.debug(fields, message),
+  };
 }
 
 const tlsError = (code: string, message: string) => new EngineError('validation', code, message);

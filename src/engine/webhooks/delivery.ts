@@ -257,6 +257,21 @@ async function release(db: Db, delivery: DeliveryRow, owner: string): Promise<vo
 }
 
 /**
+ * Frees every delivery `owner` holds (a process stopping with attempts in
+ * flight), due again at once: a receiver may get an event twice, which the
+ * event id lets it tell. Returns how many were handed back.
+ */
+export async function releaseDeliveries(db: Db, owner: string): Promise<number> {
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
  * Records one attempt's result with the delivery's next state and the
  * endpoint's failure count, in one transaction: 2xx → delivered; otherwise
  * the next step of the ladder, or dead after the 7th failure; the 20th

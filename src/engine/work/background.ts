@@ -1,13 +1,14 @@
 import type { Engine } from '../engine.js';
 import { RECEIVERS_CONCURRENCY } from '../reception/rules.js';
 import { getSetting } from '../settings/settings.js';
-import { webhookSource, type AttemptResult } from '../webhooks/delivery.js';
+import { releaseDeliveries, webhookSource, type AttemptResult } from '../webhooks/delivery.js';
 import { WEBHOOKS_CONCURRENCY } from '../webhooks/rules.js';
 import { WORK_HANDLERS } from './handlers.js';
 import { RECEIVERS_GROUP, WEBHOOKS_GROUP } from './lanes.js';
 import { pump, type PumpStats } from './pump.js';
 import { listenForWork } from './notify.js';
-import { leaseOwnerName } from './queue.js';
+import { leaseOwnerName, releaseLeases } from './queue.js';
+import { TRANSPORT_LADDER_MS } from '../submission/rules.js';
 import { workTableSource, type ItemResult } from './run.js';
 
 /** Work without a lane (written before lanes existed) runs a few at a time. */
@@ -54,6 +55,13 @@ export function runBackgroundWork(engine: Engine, options: BackgroundWorkOptions
 export interface RunningWork {
   /** Stops claiming; resolves once the calls in flight have ended and been recorded. */
   stop(): Promise<PumpStats>;
+  /**
+   * As stop, but once `handBack` aborts the calls still in flight are no
+   * longer waited for: what they hold is handed back (leases freed, unclear
+   * marks kept) and it resolves with how many work items and webhook
+   * deliveries were handed back (0 when everything ended in time).
+   */
+  stopWithin(handBack: AbortSignal): Promise<{ readonly handedBack: number }>;
 }
 
 /**
@@ -66,12 +74,33 @@ export interface RunningWork {
  */
 export async function startBackgroundWork(engine: Engine, options: Omit<BackgroundWorkOptions, 'signal' | 'untilIdle'> = {}): Promise<RunningWork> {
   const stop = new AbortController();
+  const owner = options.owner ?? leaseOwnerName('work');
   const listener = await listenForWork(engine);
-  const running = runBackgroundWork(engine, { ...options, signal: stop.signal }).finally(() => listener.close());
+  const running = runBackgroundWork(engine, { ...options, owner, signal: stop.signal }).finally(() => listener.close());
   return {
     stop: () => {
       stop.abort();
       return running;
+    },
+    stopWithin: async (handBack) => {
+      stop.abort();
+      // Read now: the store may be closed by the time the deadline comes.
+      const timeoutMs = await getSetting<number>(engine, 'taxauth.timeout_ms');
+      const handedBackAt = new Promise<'hand back'>((resolve) => {
+        if (handBack.aborted) resolve('hand back');
+        else handBack.addEventListener('abort', () => resolve('hand back'), { once: true });
+      });
+      if ((await Promise.race([running, handedBackAt])) !== 'hand back') return { handedBack: 0 };
+      await listener.close();
+      // A send abandoned now may still be processed by the authority: its item falls due when a
+      // send that timed out would be asked about (the timeout, then the transport ladder's first
+      // step), and its unclear mark makes whoever claims it ask before sending again.
+      const now = engine.clock.now();
+      const dueAt = new Date(now.getTime() + timeoutMs + TRANSPORT_LADDER_MS[0]);
+      const items = await releaseLeases(engine.db, now, owner, dueAt);
+      const deliveries = await releaseDeliveries(engine.db, owner);
+      engine.log.warn({ items, deliveries, dueAt: dueAt.toISOString() }, `stopping: handed back ${items} work item(s) and ${deliveries} webhook delivery(ies) still in flight`);
+      return { handedBack: items + deliveries };
     },
   };
 }

@@ -238,6 +238,23 @@ export async function renewLease(db: Db, now: Date, item: WorkItem, owner: strin
   return r.numUpdatedRows > 0n;
 }
 
+/**
+ * Hands back every item `owner` holds (a process stopping with calls still in
+ * flight): the leases are freed and the items fall due at `dueAt`, their
+ * payloads kept, so a send marked unclear is asked about before it is sent
+ * again. `dueAt` should leave the authority time to finish what the abandoned
+ * call started. Whatever the owner records afterwards loses its claim and is
+ * rolled back. Returns how many items were handed back.
+ */
+export async function releaseLeases(db: Db, now: Date, owner: string, dueAt: Date): Promise<number> {
+  const r = await db
+    .updateTable('work')
+    .set({ lease_owner: null, lease_expires_at: null, due_at: dueAt.toISOString(), updated_at: now.toISOString() })
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 /** Thrown inside a recording transaction whose claim was lost, to roll back what it wrote. */
 export class LeaseLost extends Error {
   constructor(readonly itemId: string) {
