@@ -5,6 +5,9 @@ import ContingencyOn from './commands/contingency/on.js';
 import ContingencyOff from './commands/contingency/off.js';
 import Sandbox from './commands/sandbox.js';
 import TaxauthCheck from './commands/taxauth/check.js';
+import TaxauthStatus from './commands/taxauth/status.js';
+import TaxauthStatusKeySet from './commands/taxauth/status-key/set.js';
+import TaxauthStatusKeyUnset from './commands/taxauth/status-key/unset.js';
 import Init from './commands/init.js';
 import Migrate from './commands/migrate.js';
 import MigrateStore from './commands/migrate-store.js';
@@ -85,6 +88,9 @@ export const commands = {
   'contingency:off': ContingencyOff,
   sandbox: Sandbox,
   'taxauth:check': TaxauthCheck,
+  'taxauth:status': TaxauthStatus,
+  'taxauth:status-key:set': TaxauthStatusKeySet,
+  'taxauth:status-key:unset': TaxauthStatusKeyUnset,
   init: Init,
   migrate: Migrate,
   'migrate-store': MigrateStore,
