@@ -11,6 +11,10 @@ import { runReadiness } from '../../engine/health/readiness.js';
 export default async function healthRoutes(app: FastifyInstance, options: { engine: Engine }) {
   const { engine } = options;
   const noStore = (reply: { header(k: string, v: string): unknown }) => reply.header('cache-control', 'no-store');
+  // Probes that arrive while a run is under way share its answer: however many callers (this
+  // route needs no key), the store sees one readiness run at a time.
+  let running: ReturnType<typeof runReadiness> | undefined;
+  const readiness = () => (running ??= runReadiness(engine).finally(() => (running = undefined)));
 
   // The process answers: liveness. It reads nothing, so a slow store never gets a live process restarted.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
@@ -20,7 +24,7 @@ export default async function healthRoutes(app: FastifyInstance, options: { engi
 
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     noStore(reply);
-    const { ready, checks } = await runReadiness(engine);
+    const { ready, checks } = await readiness();
     const body = { status: ready ? 'ready' : 'unready', checks: checks.map((c) => ({ name: c.name, status: c.status })) };
     return reply.status(ready ? 200 : 503).send(body);
   });

@@ -163,6 +163,9 @@ export async function registerMetrics(app: FastifyInstance, options: { engine: E
       metrics = made;
       return made;
     }));
+  // Scrapes that arrive while a snapshot is being read share it: one set of store queries at a time.
+  let reading: Promise<StoreSnapshot> | undefined;
+  const snapshot = () => (reading ??= storeSnapshot(options.engine).finally(() => (reading = undefined)));
   const preload = setTimeout(() => void load().catch(() => undefined), PRELOAD_AFTER_MS);
   preload.unref();
 
@@ -209,7 +212,7 @@ export async function registerMetrics(app: FastifyInstance, options: { engine: E
       defaults = true;
     }
     try {
-      apply(m, await storeSnapshot(engine), engine.clock.now());
+      apply(m, await snapshot(), engine.clock.now());
       m.storeUp.set(1);
     } catch (err) {
       for (const metric of STORE_DERIVED(m)) metric.reset();
