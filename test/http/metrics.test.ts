@@ -36,6 +36,9 @@ describe('GET /metrics', () => {
         // The same problem as a path that does not exist: the endpoint is not revealed.
         expect(res.json()).toMatchObject({ code: 'Http.RouteNotFound', status: 404 });
       }
+      // A forwarded-for header does not make a remote caller local.
+      const spoofed = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '192.168.1.20', headers: { 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1' } });
+      expect(spoofed.statusCode).toBe(404);
       const ok = await from('127.0.0.1');
       expect(ok.headers['content-type']).toContain('text/plain');
       expect(ok.body).toContain('# TYPE ecf_issued_total counter');
