@@ -184,7 +184,10 @@ export function createStatusServices(now: () => Date, apiKey = SANDBOX_STATUS_AP
     app.post('/_sandbox/status', async (request, reply) => {
       const body = request.body;
       if (!Value.Check(StatusCommandSchema, body)) {
-        const errors = [...Value.Errors(StatusCommandSchema, body)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
+        // Errors from the command the body's keys point at, so they name the field, not only "no member of the union matched".
+        const keys = body && typeof body === 'object' ? Object.keys(body) : [];
+        const member = StatusCommandSchema.anyOf.find((m) => keys.some((k) => k !== 'environment' && k in m.properties)) ?? (keys.includes('environment') ? StatusCommandSchema.anyOf[0] : StatusCommandSchema);
+        const errors = [...Value.Errors(member, body)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
         return reply.code(400).send({ error: 'invalid sandbox status command', errors });
       }
       try {
