@@ -8,7 +8,6 @@ import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
 import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
 import { currentSecretStore, keychainAvailable } from '../../engine/secrets/select.js';
 import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/checks.js';
-import { READINESS_CHECKS, runReadiness } from '../../engine/health/readiness.js';
 
 export type DoctorCheck = HealthCheck;
 
@@ -18,7 +17,7 @@ const octal = (mode: number): string => (mode & 0o777).toString(8).padStart(3, '
 
 export default class Doctor extends EcfCommand {
   static override description =
-    'Check the data directory, database, migrations, secret store, certificates, e-NCF stock, the tax authority per environment in use and the clock against it; prints what to fix, exits 1 when any check fails';
+    'Check the data directory, database, the checks GET /readyz runs (store, migrations, secret store, what submissions recorded about the tax authority), certificates, e-NCF stock, the tax authority per environment in use and the clock against it; prints what to fix, exits 1 when any check fails';
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --data-dir /var/lib/ecf --json', '<%= config.bin %> doctor --offline'];
   static override flags = {
     offline: Flags.boolean({ description: 'Skip the checks that reach the tax authority (reachability, clock)' }),
@@ -26,6 +25,8 @@ export default class Doctor extends EcfCommand {
 
   async run() {
     const { flags } = await this.parse(Doctor);
+    // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
+    const { READINESS_CHECKS, runReadiness } = await import('../../engine/health/readiness.js');
     const dataDir = this.dataDir(flags);
     const checks: DoctorCheck[] = [];
     const add = (check: string, status: DoctorCheck['status'], detail: string) => checks.push({ check, status, detail });
