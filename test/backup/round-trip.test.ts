@@ -7,12 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backupDataDir } from '../../src/engine/backup/backup.js';
 import { readHeader } from '../../src/engine/backup/format.js';
 import { restoreDataDir } from '../../src/engine/backup/restore.js';
-import { SECRET_REFERENCES } from '../../src/engine/backup/secret-refs.js';
+import { secretReferencesIn } from '../../src/engine/backup/secret-refs.js';
 import type { ManualClock } from '../../src/engine/clock.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { ensureSecretStoreKey, openEngine, type Engine } from '../../src/engine/engine.js';
 import { EngineError, ValidationError } from '../../src/engine/errors.js';
 import { decideCommercialApproval } from '../../src/engine/reception/approve.js';
+import { readStatusKey, setStatusKey } from '../../src/engine/taxauth/status-key.js';
 import { storeOf } from '../../src/engine/secrets/select.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { parseXml, verifySignature } from '../../src/engine/signing/verify.js';
@@ -52,6 +53,8 @@ async function populated() {
   await setSetting(engine, 'taxauth.fc_url.test', `${sandbox.url}/testecf`);
   await setSetting(engine, 'taxauth.timeout_ms', 2000);
   const { tenant } = await seedIssuer(engine, { rangeSize: 50 });
+  // The authority's status API key: a secret named by a platform_state row rather than a column.
+  await setStatusKey(engine, 'status-key-0123456789');
   await setSetting(engine, 'duplicates.mode', 'off', tenant.id);
   const app = await buildApp({ engine });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -104,10 +107,7 @@ async function everyRow(engine: Engine): Promise<Rows> {
 /** The secrets the rows name, opened from the store each row says, by name. */
 async function secretsOf(engine: Engine): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const t of SECRET_REFERENCES) {
-    const rows = (await engine.db.selectFrom(t.table as 'certificates').select([`${t.store} as store`, `${t.ref} as ref`] as never).execute()) as unknown as { store: 'file' | 'keychain'; ref: string }[];
-    for (const r of rows) out[r.ref] = (await storeOf(engine, r.store).get(r.ref))?.toString('base64') ?? 'missing';
-  }
+  for (const r of await secretReferencesIn(engine.db)) out[r.ref] = (await storeOf(engine, r.store).get(r.ref))?.toString('base64') ?? 'missing';
   return out;
 }
 
@@ -190,15 +190,16 @@ describe(`backup round trip on ${STORE}`, () => {
     expect(expected.rows.received_ecf_approvals).toHaveLength(1);
     expect(expected.rows.webhook_deliveries!.length).toBeGreaterThan(0);
     expect(expected.rows.work!.length).toBeGreaterThan(0);
-    expect(Object.keys(expected.secrets)).toHaveLength(2);
+    expect(Object.keys(expected.secrets)).toHaveLength(3);
     expect(expected.documents).toBe(4 + 1 + 2 + 1);
 
     const file = join(tempDir(), 'nightly.ecfbak');
     const made = await backupDataDir(engine, file, PASSPHRASE);
-    expect(made).toMatchObject({ store: STORE, secrets: 2, missingSecrets: [] });
-    expect(readHeader(file).manifest).toMatchObject({ store: STORE, secretCount: 2 });
+    expect(made).toMatchObject({ store: STORE, secrets: 3, missingSecrets: [] });
+    expect(readHeader(file).manifest).toMatchObject({ store: STORE, secretCount: 3 });
     const raw = readFileSync(file);
     expect(raw.includes(Buffer.from('clave-ñ'))).toBe(false);
+    expect(raw.includes(Buffer.from('status-key-0123456789'))).toBe(false);
 
     // Refused before anything is written: the fresh store is not even created, the store in use keeps every row.
     const target = testDataDir('ecf-restored-');
@@ -208,7 +209,7 @@ describe(`backup round trip on ${STORE}`, () => {
     expect(await everyRow(engine)).toEqual(expected.rows);
 
     const restored = await restoreDataDir(file, target, PASSPHRASE, { clock: engine.clock });
-    expect(restored).toMatchObject({ from: STORE, store: STORE, secrets: 2, secretStore: 'file', migrated: [] });
+    expect(restored).toMatchObject({ from: STORE, store: STORE, secrets: 3, secretStore: 'file', migrated: [] });
     // Another key seals the secrets there: they were carried opened, under the passphrase.
     expect(readFileSync(join(target, 'secret-store.key'), 'utf8')).not.toBe(readFileSync(join(engine.dataDir, 'secret-store.key'), 'utf8'));
     await expectSame(target, engine.clock, expected);
@@ -221,7 +222,7 @@ describe(`backup round trip on ${STORE}`, () => {
       const sqliteEngine = await openEngine({ dataDir: onSqlite, databaseUrl: null, clock: engine.clock });
       const again = join(tempDir(), 'from-sqlite.ecfbak');
       try {
-        expect(await backupDataDir(sqliteEngine, again, PASSPHRASE)).toMatchObject({ store: 'sqlite', secrets: 2 });
+        expect(await backupDataDir(sqliteEngine, again, PASSPHRASE)).toMatchObject({ store: 'sqlite', secrets: 3 });
       } finally {
         await sqliteEngine.close();
       }
@@ -233,6 +234,7 @@ describe(`backup round trip on ${STORE}`, () => {
     // The restored store goes on: its certificate signs, with the next number of the range.
     const copy = await openEngine({ dataDir: target, clock: engine.clock });
     try {
+      expect(await readStatusKey(copy)).toBe('status-key-0123456789');
       const next = await issueEcf(copy, tenant.id, { idempotencyKey: 'after-restore', payload: invoice31({ internalNumber: 'FAC-4' }) });
       expect(next.created).toBe(true);
       expect(next.ecf.encf).toBe('E310000000004');

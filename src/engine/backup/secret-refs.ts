@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
+import { STATUS_KEY_STATE } from '../taxauth/status-key.js';
 
 /**
  * Every table whose rows point into the secret store, with the columns that
@@ -15,11 +16,20 @@ export const SECRET_REFERENCES: readonly { readonly table: string; readonly stor
   { table: 'webhook_endpoints', store: 'secret_store', ref: 'secret_ref' },
 ];
 
+/**
+ * `platform_state` rows whose JSON value names a secret as `{ store, ref, … }`:
+ * the authority's status API key (taxauth/status-key.ts), one per appliance.
+ */
+export const STATE_SECRET_REFERENCES: readonly string[] = [STATUS_KEY_STATE];
+
 export interface SecretReference {
+  /** Where the name was found: a table, or `platform_state <key>`. */
   readonly table: string;
   readonly store: SecretStoreKind;
   readonly ref: string;
 }
+
+type StateReference = { store: SecretStoreKind; ref: string };
 
 /** The references in a database file (a backup's snapshot, opened on its own). */
 export function secretReferences(snapshot: SQLite.Database): SecretReference[] {
@@ -28,10 +38,40 @@ export function secretReferences(snapshot: SQLite.Database): SecretReference[] {
     const rows = snapshot.prepare(`select "${t.store}" as store, "${t.ref}" as ref from "${t.table}"`).all() as { store: SecretStoreKind; ref: string }[];
     for (const r of rows) found.push({ table: t.table, store: r.store, ref: r.ref });
   }
+  for (const key of STATE_SECRET_REFERENCES) {
+    const row = snapshot.prepare('select value from platform_state where key = ?').get(key) as { value: string } | undefined;
+    if (row) found.push({ table: `platform_state ${key}`, ...stateReference(row.value) });
+  }
   return found;
 }
 
-/** Points every row of every secret-keeping table at `kind` (names are kept as they were). */
+/** The same references, read through the store (a copy carries the encrypted-file secrets by them). */
+export async function secretReferencesIn(db: Db): Promise<SecretReference[]> {
+  const found: SecretReference[] = [];
+  for (const t of SECRET_REFERENCES) {
+    const rows = await sql<{ store: SecretStoreKind; ref: string }>`select ${sql.ref(t.store)} as store, ${sql.ref(t.ref)} as ref from ${sql.table(t.table)}`.execute(db);
+    for (const r of rows.rows) found.push({ table: t.table, store: r.store, ref: r.ref });
+  }
+  for (const key of STATE_SECRET_REFERENCES) {
+    const row = await db.selectFrom('platform_state').select('value').where('key', '=', key).executeTakeFirst();
+    if (row) found.push({ table: `platform_state ${key}`, ...stateReference(row.value) });
+  }
+  return found;
+}
+
+/** Points every reference at `kind` (names are kept as they were). */
 export async function repointSecrets(db: Db, kind: SecretStoreKind): Promise<void> {
   for (const t of SECRET_REFERENCES) await sql`update ${sql.table(t.table)} set ${sql.ref(t.store)} = ${kind}`.execute(db);
+  for (const key of STATE_SECRET_REFERENCES) {
+    const row = await db.selectFrom('platform_state').select('value').where('key', '=', key).executeTakeFirst();
+    if (!row) continue;
+    // Read and written whole: the JSON functions of the two stores differ, and the other fields stay as they were.
+    const value = JSON.stringify({ ...(JSON.parse(row.value) as object), store: kind });
+    await db.updateTable('platform_state').set({ value }).where('key', '=', key).execute();
+  }
+}
+
+function stateReference(value: string): StateReference {
+  const { store, ref } = JSON.parse(value) as StateReference;
+  return { store, ref };
 }

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict } from '../errors.js';
-import { SECRET_REFERENCES } from '../backup/secret-refs.js';
+import { secretReferencesIn } from '../backup/secret-refs.js';
 import { storeOf } from '../secrets/select.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
@@ -162,23 +162,22 @@ async function carrySecrets(from: Engine, to: Engine): Promise<{ secretsCarried:
   const target = storeOf(to, 'file');
   let secretsCarried = 0;
   const missingSecrets: string[] = [];
-  for (const t of SECRET_REFERENCES) {
-    const rows = await sql<{ ref: string }>`select ${sql.ref(t.ref)} as ref from ${sql.table(t.table)} where ${sql.ref(t.store)} = 'file'`.execute(to.db);
-    for (const { ref } of rows.rows) {
-      const secret = await source.get(ref);
-      if (!secret) {
-        missingSecrets.push(ref);
-        continue;
-      }
-      const there = await target.get(ref);
-      if (!there || !there.equals(secret)) {
-        await target.put(ref, secret);
-        if (!(await target.get(ref))?.equals(secret)) {
-          throw conflict('Store.CopyMismatch', `The secret ${ref} did not read back from the target's store (${target.describe()}); do not use the target.`);
-        }
-      }
-      secretsCarried++;
+  // Rows and platform_state values that name a secret (the authority's status API key).
+  for (const { store, ref } of await secretReferencesIn(to.db)) {
+    if (store !== 'file') continue;
+    const secret = await source.get(ref);
+    if (!secret) {
+      missingSecrets.push(ref);
+      continue;
     }
+    const there = await target.get(ref);
+    if (!there || !there.equals(secret)) {
+      await target.put(ref, secret);
+      if (!(await target.get(ref))?.equals(secret)) {
+        throw conflict('Store.CopyMismatch', `The secret ${ref} did not read back from the target's store (${target.describe()}); do not use the target.`);
+      }
+    }
+    secretsCarried++;
   }
   return { secretsCarried, missingSecrets };
 }
