@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/engine/clock.js';
+import { openEngine } from '../../src/engine/engine.js';
+import { issueEcf } from '../../src/engine/ecf/issue.js';
+import { getEcf } from '../../src/engine/ecf/queries.js';
+import { listAttempts } from '../../src/engine/submission/attempts.js';
+import { setSetting } from '../../src/engine/settings/settings.js';
+import { pendingWork } from '../../src/engine/work/queue.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { drive } from '../submission/harness.js';
+import { invoice31, seedIssuer, testDataDir, waitUntil } from '../helpers.js';
+import { startServeCapturing } from '../logs/serve-output.js';
+
+/** The send waits this long at the sandbox: long enough to be in flight when the signal comes. */
+const RECEPTION_LATENCY_MS = 6_000;
+
+/** A data directory with one e-CF queued for submission to `sandbox`, whose sends are slow. */
+async function queuedEcf(sandbox: RunningSandbox) {
+  const dataDir = testDataDir();
+  const engine = await openEngine({ dataDir });
+  const { tenant } = await seedIssuer(engine);
+  await setSetting(engine, 'taxauth.url.test', `${sandbox.url}/testecf`);
+  await setSetting(engine, 'taxauth.fc_url.test', `${sandbox.url}/testecf`);
+  // The client waits out the sandbox's latency: the send is in flight, not timed out, at the signal.
+  await setSetting(engine, 'taxauth.timeout_ms', 60_000);
+  const ecf = (await issueEcf(engine, tenant.id, { idempotencyKey: 'stop-1', payload: invoice31() })).ecf;
+  await engine.close();
+  sandbox.control.setLoad({ latency: { reception: { delayMs: RECEPTION_LATENCY_MS, jitterMs: 0 } } });
+  return { dataDir, tenant, ecf };
+}
+
+describe('stopping ecf serve', () => {
+  it('on SIGTERM with a send in flight, stops within --stop-timeout, hands the send back, and another engine takes the e-CF to accepted with one send', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const { dataDir, tenant, ecf } = await queuedEcf(sandbox);
+      // A budget shorter than the sandbox's latency: the send cannot finish, so it is handed back.
+      const serve = await startServeCapturing(dataDir, ['--stop-timeout', '3', '--log-level', 'info']);
+      await waitUntil(() => sandbox.control.inFlight() > 0, 'the send to be in flight', 60_000);
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited, serve.output()).toBe(0);
+      expect(serve.logLines().some((l) => /handed back 1 work item/.test(String(l.msg)))).toBe(true);
+
+      // The authority still finishes what it was sent; meanwhile the item waits, unleased, marked unclear.
+      const successor = await openEngine({ dataDir, clock: new ManualClock(new Date()) });
+      try {
+        const [item] = await pendingWork(successor.db);
+        expect(item).toMatchObject({ ref: ecf.id, leaseOwner: null, leaseExpiresAt: null, payload: { phase: 'send', unclear: true } });
+        await waitUntil(() => sandbox.control.inFlight() === 0, 'the sandbox to finish the abandoned send', 60_000);
+        sandbox.control.setLoad({ latency: { reception: { delayMs: 0, jitterMs: 0 } } });
+
+        // The successor asks before sending again (the unclear mark), then follows the verdict.
+        await drive(successor, successor.clock as ManualClock);
+        expect((await getEcf(successor, tenant.id, ecf.id)).status).toBe('accepted');
+        expect(sandbox.control.submissions({ encf: ecf.encf })).toHaveLength(1);
+        expect((await listAttempts(successor, tenant.id, ecf.id)).map((a) => a.outcome)).toEqual(['accepted']);
+      } finally {
+        await successor.close();
+      }
+    } finally {
+      await sandbox.close();
+    }
+  }, 180_000);
+
+  it('a second SIGINT while the first stop waits exits at once, non-zero', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const { dataDir } = await queuedEcf(sandbox);
+      // A long budget: the first stop would wait for the send in flight.
+      const serve = await startServeCapturing(dataDir, ['--stop-timeout', '120', '--log-level', 'info']);
+      await waitUntil(() => sandbox.control.inFlight() > 0, 'the send to be in flight', 60_000);
+      serve.child.kill('SIGINT');
+      await waitUntil(() => serve.logLines().some((l) => l.msg === 'stopping on SIGINT'), 'the stop to begin', 60_000);
+      serve.child.kill('SIGINT');
+      const code = await serve.exited;
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull(); // it exited by itself, not by the signal's default action
+    } finally {
+      await sandbox.close();
+    }
+  }, 180_000);
+});
