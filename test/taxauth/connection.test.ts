@@ -51,6 +51,7 @@ describe('checkConnection', () => {
       elapsedMs: expect.any(Number),
       tokenExpiresAt: '2026-03-10T11:00:00.000-04:00',
       error: null,
+      authorityStatus: expect.objectContaining({ configured: false, summary: 'status services not configured' }),
     });
     const tokens = w.control.issuedTokens();
     expect(tokens).toHaveLength(1);
