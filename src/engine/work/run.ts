@@ -73,9 +73,14 @@ export async function performItem(
   try {
     outcome = await handlers[item.kind]!(engine, item);
   } catch (e) {
-    if (e instanceof LeaseLost) return { id: item.id, kind: item.kind, result: 'lease_lost', busy: false };
+    const fields = { kind: item.kind, workId: item.id, tenantId: item.tenantId, ref: item.ref, attempt: item.attempts };
+    if (e instanceof LeaseLost) {
+      engine.log.warn(fields, `${item.kind} ${item.ref ?? item.id}: the lease ran out mid-work and another claim took it; this result was dropped`);
+      return { id: item.id, kind: item.kind, result: 'lease_lost', busy: false };
+    }
     const error = e instanceof Error ? e.message : String(e);
     outcome = { retryAt: new Date(engine.clock.now().getTime() + CRASH_RETRY_MS), error };
+    engine.log.error({ ...fields, err: e, retryAt: outcome.retryAt.toISOString() }, `${item.kind} ${item.ref ?? item.id} failed; trying again later`);
   }
   const busy = 'busy' in outcome && outcome.busy === true;
   const now = engine.clock.now();
