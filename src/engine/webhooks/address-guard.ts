@@ -78,7 +78,16 @@ export function inCidr(ip: IpAddress, cidr: Cidr): boolean {
   return ip.ip.kind() === cidr.ip.kind() && ip.ip.match(cidr.ip, cidr.prefix);
 }
 
-const own = (cidr: string, what: string) => ({ cidr: parseCidr(cidr)!, what });
+/**
+ * A block of our own, written here: parsed by ipaddr.js alone, since Node's
+ * isIP compiles its IPv6 pattern on first use (tens of ms), which every
+ * start of `ecf` would pay for at import time.
+ */
+const literal = (text: string): Cidr => {
+  const [ip, prefix] = ipaddr.parseCIDR(text);
+  return { ...wrap(ip), prefix, text };
+};
+const own = (cidr: string, what: string) => ({ cidr: literal(cidr), what });
 
 /** Cloud metadata services: refused whatever the operator allows (no registry lists them). */
 export const METADATA_RANGES = [own('169.254.169.254/32', 'the cloud metadata address'), own('fd00:ec2::254/128', 'the cloud metadata address (IPv6)')];
@@ -131,7 +140,7 @@ const BLOCK_WORDS: Record<string, string> = {
 
 /** IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291) are not in the library's tables. */
 const V4_COMPATIBLE = own('::/96', 'IPv4-compatible IPv6 (deprecated)');
-const GLOBAL_UNICAST_V6 = parseCidr('2000::/3')!;
+const GLOBAL_UNICAST_V6 = literal('2000::/3');
 
 type Subnet = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
