@@ -32,7 +32,7 @@ describe('ecf serve: /healthz, /readyz, /metrics; ecf doctor agrees with /readyz
       expect(ready.status, JSON.stringify(body)).toBe(200);
       expect(body.status).toBe('ready');
       const names = body.checks.map((c) => c.name);
-      expect(names).toEqual(['store', 'migrations', 'secret-store', 'scheduler', 'taxauth:test']);
+      expect(names).toEqual(['store', 'migrations', 'secret-store', 'scheduler', 'taxauth:test', 'taxauth-status']);
 
       const metrics = await fetch(`${base}/metrics`);
       expect(metrics.status).toBe(200);

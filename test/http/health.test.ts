@@ -25,7 +25,7 @@ describe('GET /healthz and /readyz', () => {
       const body = ready.json() as Body;
       expect(body.status).toBe('ready');
       // No scheduler runs in this process (as with `ecf serve --no-jobs`): its check is absent, not failing.
-      expect(statuses(body)).toEqual({ store: 'ok', migrations: 'ok', 'secret-store': 'ok', 'taxauth:test': 'ok' });
+      expect(statuses(body)).toEqual({ store: 'ok', migrations: 'ok', 'secret-store': 'ok', 'taxauth:test': 'ok', 'taxauth-status': 'ok' });
       for (const c of body.checks) expect(Object.keys(c).sort()).toEqual(['name', 'status']);
       // Nothing that helps an attacker: no path, no version, no host.
       expect(ready.body).not.toContain(engine.dataDir);

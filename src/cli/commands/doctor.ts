@@ -55,6 +55,8 @@ export default class Doctor extends EcfCommand {
     try {
       if (engine) {
         await checkDatabase(engine, dbFile, add);
+        // Online, a status snapshot older than its lifetime is read again first, so the shared check shows a fresh one.
+        if (!flags.offline) await refreshAuthorityStatus(engine);
         // The same checks GET /readyz runs, with their detail; the scheduler's only applies inside `ecf serve`.
         for (const c of (await runReadiness(engine)).checks) add(c.name, c.status, c.detail);
         await checkSecretKey(engine, add);
@@ -85,6 +87,16 @@ export default class Doctor extends EcfCommand {
 }
 
 type Add = (check: string, status: DoctorCheck['status'], detail: string) => void;
+
+/** Reads the authority's status services when the stored snapshot is stale; what fails there, the check reports. */
+async function refreshAuthorityStatus(engine: Engine): Promise<void> {
+  const { authorityStatus } = await import('../../engine/taxauth/authority-status.js');
+  try {
+    await authorityStatus(engine, { refresh: 'stale' });
+  } catch {
+    // The taxauth-status check says what is wrong from the snapshot (or its absence).
+  }
+}
 
 async function checkTenants(engine: Engine, add: Add, offline: boolean): Promise<void> {
   const groups: [string, () => Promise<HealthCheck[]>][] = [

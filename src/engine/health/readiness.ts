@@ -6,6 +6,7 @@ import { settingView } from '../settings/settings.js';
 import { migrationStatus } from '../store/migrate.js';
 import { migrations } from '../store/migrations/index.js';
 import { contingencyState } from '../submission/contingency.js';
+import { authorityStatusCheck } from './authority-status.js';
 import { environmentsInUse } from './checks.js';
 import { schedulerPulses } from './heartbeat.js';
 
@@ -159,8 +160,12 @@ async function failedWork(engine: Engine, env: Environment): Promise<{ count: nu
   return { count: rows.length, latest };
 }
 
-/** Every readiness check, in the order they are shown. */
-export const READINESS_CHECKS: readonly ReadinessCheck[] = [storeCheck, migrationsCheck, secretStoreCheck, schedulerCheck, authorityRecordCheck];
+/**
+ * Every readiness check, in the order they are shown. The authority appears
+ * twice, both read from the store: what our own calls recorded (taxauth:env)
+ * and what its status services last said (taxauth-status:env).
+ */
+export const READINESS_CHECKS: readonly ReadinessCheck[] = [storeCheck, migrationsCheck, secretStoreCheck, schedulerCheck, authorityRecordCheck, authorityStatusCheck];
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
