@@ -4,7 +4,11 @@ import { getEcf } from '../../src/engine/ecf/queries.js';
 import { annulSequences } from '../../src/engine/sequences/annulments.js';
 import { retryEcf } from '../../src/engine/submission/retry.js';
 import { drive, harness } from '../submission/harness.js';
-import { invoice31 } from '../helpers.js';
+import { invoice31, seedTenant, testEngine } from '../helpers.js';
+import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
+import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';
+import { DELIVERY_LADDER_MS } from '../../src/engine/webhooks/rules.js';
+import { allowLoopback, emitEvent, startReceiver } from '../webhooks/harness.js';
 import { capturing, changesOf } from './capture.js';
 
 /**
@@ -58,4 +62,31 @@ describe('state changes in the engine log', () => {
     ]);
     for (const c of annulled) expect(c).toMatchObject({ tenantId: h.tenant.id, encf: 'E340000000990', attempt: 1 });
   });
+
+  it('a webhook delivery logs its failed attempt at warn and its delivery once at info, without the endpoint secret', async () => {
+    const engine0 = await testEngine();
+    const { engine, lines } = capturing(engine0);
+    const { tenant } = await seedTenant(engine);
+    await allowLoopback(engine);
+    const receiver = await startReceiver((_request, index) => (index === 0 ? 500 : 200));
+    try {
+      const created = await createWebhook(engine, tenant.id, { url: receiver.url, events: ['ecf.*'] });
+      await emitEvent(engine, tenant.id, 'ecf.accepted');
+      await deliverDueWebhooks(engine);
+      engine0.clock.advance(DELIVERY_LADDER_MS[0]! + 1);
+      await deliverDueWebhooks(engine);
+      const [delivery] = await engine.db.selectFrom('webhook_deliveries').select(['id', 'status']).execute();
+      expect(delivery!.status).toBe('delivered');
+      expect(changesOf(lines, 'delivery', delivery!.id)).toEqual([
+        expect.objectContaining({ tenantId: tenant.id, from: 'pending', to: 'delivered', attempt: 2, eventType: 'ecf.accepted', statusCode: 200 }),
+      ]);
+      expect(lines.filter((l) => l.level === 'warn' && l.fields.deliveryId === delivery!.id)).toEqual([
+        expect.objectContaining({ fields: expect.objectContaining({ attempt: 1, statusCode: 500 }) }),
+      ]);
+      expect(JSON.stringify(lines)).not.toContain(created.secret);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
+
