@@ -134,20 +134,18 @@ describe(`backup and restore on ${STORE}`, () => {
     const target = testDataDir('ecf-cli-restored-');
     const restored = await cliFor(target).json(['restore', file, '--passphrase-stdin'], PASSPHRASE);
     expect(restored).toMatchObject({ from: STORE, store: STORE, secrets: 1, secretStore: 'file' });
-    // Two runs of the binary on PostgreSQL, four on SQLite: the rest is checked in-process (each run costs seconds on a busy machine).
+    // What was restored is checked in-process: each run of the binary costs seconds on a busy machine.
+    const copy = await reopen(target);
+    try {
+      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(3);
+    } finally {
+      await copy.close();
+    }
+    // Asking for the passphrase is the CLI's alone, the same on either store: checked once, on SQLite.
     if (STORE === 'sqlite') {
-      const listed = await cliFor(target).json(['list', '--tenant', tenant.rnc]);
-      expect(listed.totalCount).toBe(3);
       const refused = await cliFor(tempDir()).ecf(['restore', file]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('--passphrase-stdin');
-    } else {
-      const copy = await reopen(target);
-      try {
-        expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(3);
-      } finally {
-        await copy.close();
-      }
     }
   });
 });
