@@ -4,6 +4,8 @@ import { registerScheduler } from '../../src/engine/health/heartbeat.js';
 import { runReadiness } from '../../src/engine/health/readiness.js';
 import { setContingency } from '../../src/engine/submission/contingency.js';
 import { migrateDown, migrateToLatest } from '../../src/engine/store/migrate.js';
+import { enqueue } from '../../src/engine/work/queue.js';
+import { laneOf, taxauthGroup } from '../../src/engine/work/lanes.js';
 import { STORE, seedIssuer, testEngine } from '../helpers.js';
 
 type Body = { status: string; checks: { name: string; status: string }[] };
@@ -98,6 +100,19 @@ describe('GET /healthz and /readyz', () => {
       const detail = (await runReadiness(engine)).checks.find((c) => c.name === 'taxauth:test')!.detail;
       expect(detail).toContain('contingency is on (manual)');
       await setContingency(engine, false);
+      expect(statuses((await app.inject({ method: 'GET', url: '/readyz' })).json())).toMatchObject({ 'taxauth:test': 'ok' });
+
+      // A submission to test waiting after a failed call warns on test only; one for cert changes nothing for test.
+      const { tenant } = await seedIssuer(engine);
+      const failed = await enqueue(engine.db, engine.clock.now(), { kind: 'submit', tenantId: tenant.id, lane: laneOf(taxauthGroup('test'), tenant.id, 'send') });
+      await enqueue(engine.db, engine.clock.now(), { kind: 'submit', tenantId: tenant.id, lane: laneOf(taxauthGroup('cert'), tenant.id, 'send') });
+      await engine.db.updateTable('work').set({ last_error: 'Could not reach the tax authority (recepcion): ECONNREFUSED' }).execute();
+      const warned = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(warned.statusCode).toBe(200);
+      expect(statuses(warned.json())).toMatchObject({ 'taxauth:test': 'warn' });
+      expect(warned.body).not.toContain('ECONNREFUSED');
+      expect((await runReadiness(engine)).checks.find((c) => c.name === 'taxauth:test')!.detail).toMatch(/^1 submission waits to test after a failed call/);
+      await engine.db.deleteFrom('work').where('id', '=', failed).execute();
       expect(statuses((await app.inject({ method: 'GET', url: '/readyz' })).json())).toMatchObject({ 'taxauth:test': 'ok' });
     } finally {
       await app.close();
