@@ -18,7 +18,7 @@ const MINUTE = 60_000;
 describe('environments', () => {
   it('defaults to the authority’s hosts and takes the platform settings over them', async () => {
     const engine = await testEngine();
-    expect(await clientSettings(engine, 'test')).toEqual({ ...DEFAULT_URLS.test, timeoutMs: 15_000 });
+    expect(await clientSettings(engine, 'test')).toEqual({ ...DEFAULT_URLS.test, timeoutMs: 15_000, tls: { minVersion: 'TLSv1.2', ciphers: null } });
     expect(DEFAULT_URLS).toEqual({
       test: { baseUrl: 'https://ecf.dgii.gov.do/testecf', fcUrl: 'https://fc.dgii.gov.do/testecf' },
       cert: { baseUrl: 'https://ecf.dgii.gov.do/certecf', fcUrl: 'https://fc.dgii.gov.do/certecf' },
@@ -27,7 +27,7 @@ describe('environments', () => {
     await setSetting(engine, 'taxauth.url.cert', 'http://127.0.0.1:9/certecf/');
     await setSetting(engine, 'taxauth.fc_url.cert', 'http://127.0.0.1:9/fc');
     await setSetting(engine, 'taxauth.timeout_ms', 2500);
-    expect(await clientSettings(engine, 'cert')).toEqual({ baseUrl: 'http://127.0.0.1:9/certecf', fcUrl: 'http://127.0.0.1:9/fc', timeoutMs: 2500 });
+    expect(await clientSettings(engine, 'cert')).toEqual({ baseUrl: 'http://127.0.0.1:9/certecf', fcUrl: 'http://127.0.0.1:9/fc', timeoutMs: 2500, tls: { minVersion: 'TLSv1.2', ciphers: null } });
     // Other environments keep their defaults; null goes back to the default.
     expect((await clientSettings(engine, 'production')).baseUrl).toBe('https://ecf.dgii.gov.do/ecf');
     await setSetting(engine, 'taxauth.url.cert', null);

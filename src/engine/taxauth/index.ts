@@ -1,6 +1,12 @@
-export { TaxauthClient, annulmentAnswer, clientFor, multipartBody, taxauthAgent, uploadName, type TaxauthClientOptions } from './client.js';
+export { TaxauthClient, annulmentAnswer, buildTaxauthAgent, clientFor, multipartBody, taxauthAgent, uploadName, type TaxauthClientOptions } from './client.js';
 export { checkConnection, type CheckConnectionOptions, type ConnectionCheck, type ConnectionError } from './connection.js';
 export { DEFAULT_TIMEOUT_MS, DEFAULT_URLS, ENVIRONMENT_SEGMENT, clientSettings, type ClientSettings, type EnvironmentUrls } from './environments.js';
 export { TaxauthError, collapseErrorBody, type TaxauthErrorKind } from './errors.js';
 export { TokenCache, authenticate, defaultTokenCache, signSeed, type TaxauthLogger, type TokenCacheOptions, type TokenInfo } from './token-cache.js';
 export type * from './types.js';
+export { authorityStatus, currentWindow, nextWindow, readStatusSnapshot, statusView, NOT_CONFIGURED, STATUS_TTL_MS, type AuthorityStatusView, type StatusSnapshot } from './authority-status.js';
+export { StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
+export { readStatusKey, setStatusKey, statusKeyInfo, unsetStatusKey, type StatusKeyInfo } from './status-key.js';
+export { startStatusWatch, watchTick, type StatusWatch } from './status-watch.js';
+export { DEFAULT_TLS, probeTls, type TaxauthTls, type TlsProbe } from './tls.js';
+export { tlsChecks, type HostTls } from './tls-check.js';
