@@ -183,3 +183,23 @@ describe('contingency at an announced window', () => {
     expect(await watchTick(w.engine)).toMatchObject({ active: true, source: 'window', windowEndsAt: '2026-03-10T21:00:00.000Z' });
   });
 });
+
+describe('GET /api/v1/taxauth/connection', () => {
+  it('carries the authority status and next window through the route schema', async () => {
+    const { harness } = await import('../submission/harness.js');
+    const h = await harness();
+    await setSetting(h.engine, 'taxauth.status_url', h.sandbox.url);
+    h.sandbox.control.status.addWindow({ environment: 'testecf', startsAt: '2026-03-12T13:00:00Z', endsAt: '2026-03-12T16:00:00Z' });
+    const before = await h.app.inject({ method: 'GET', url: '/api/v1/taxauth/connection', headers: { 'x-api-key': h.keys.admin_tenant } });
+    expect(before.json().authorityStatus).toMatchObject({ configured: false, summary: 'status services not configured' });
+    await setStatusKey(h.engine, SANDBOX_STATUS_API_KEY);
+    const res = await h.app.inject({ method: 'GET', url: '/api/v1/taxauth/connection', headers: { 'x-api-key': h.keys.admin_tenant } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      environment: 'test',
+      authenticated: true,
+      authorityStatus: { configured: true, status: 'Disponible', available: true, inMaintenance: false, nextWindow: { startsAt: '2026-03-12T09:00:00.000-04:00', endsAt: '2026-03-12T12:00:00.000-04:00' } },
+    });
+    expect(res.body).not.toContain(SANDBOX_STATUS_API_KEY);
+  });
+});
