@@ -111,7 +111,7 @@ describe('GET /healthz and /readyz', () => {
       expect(warned.statusCode).toBe(200);
       expect(statuses(warned.json())).toMatchObject({ 'taxauth:test': 'warn' });
       expect(warned.body).not.toContain('ECONNREFUSED');
-      expect((await runReadiness(engine)).checks.find((c) => c.name === 'taxauth:test')!.detail).toMatch(/^1 submission waits to test after a failed call/);
+      expect((await runReadiness(engine)).checks.find((c) => c.name === 'taxauth:test')!.detail).toMatch(/^1 submission to test waits after a failed call/);
       await engine.db.deleteFrom('work').where('id', '=', failed).execute();
       expect(statuses((await app.inject({ method: 'GET', url: '/readyz' })).json())).toMatchObject({ 'taxauth:test': 'ok' });
     } finally {

@@ -135,8 +135,8 @@ export const authorityRecordCheck: ReadinessCheck = {
       if (state.active) notes.push(`contingency is on (${state.source ?? 'automatic'}) since ${state.changedAt}; e-CF are issued and their submission waits`);
       else if (state.failingSince) notes.push(`calls to the authority have been failing since ${state.failingSince}`);
       if (failed.count > 0) {
-        const n = failed.count >= FAILED_WORK_CAP ? `${FAILED_WORK_CAP} or more submissions wait` : failed.count === 1 ? '1 submission waits' : `${failed.count} submissions wait`;
-        notes.push(`${n} to ${env} after a failed call (latest at ${failed.latest})`);
+        const n = failed.count >= FAILED_WORK_CAP ? `${FAILED_WORK_CAP} or more submissions to ${env} wait` : `${failed.count} submission${failed.count === 1 ? '' : 's'} to ${env} wait${failed.count === 1 ? 's' : ''}`;
+        notes.push(`${n} after a failed call (latest at ${failed.latest})`);
       }
       results.push(
         notes.length
