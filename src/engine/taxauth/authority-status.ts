@@ -78,8 +78,8 @@ export interface AuthorityStatusOptions {
   readonly dispatcher?: import('undici').Dispatcher;
 }
 
-/** A round of calls in flight in this process: concurrent askers share it. */
-let inFlight: Promise<StatusSnapshot> | undefined;
+/** A round of calls in flight per engine in this process: concurrent askers share it. */
+const inFlight = new WeakMap<Engine, Promise<StatusSnapshot>>();
 
 /**
  * The snapshot, refreshed as `refresh` says; null without a key. A refresh
@@ -98,10 +98,12 @@ export async function authorityStatus(engine: Engine, options: AuthorityStatusOp
   if (key === null) return { configured: false, snapshot: null, keyError: null };
   const fresh = cached !== null && engine.clock.now().getTime() - Date.parse(cached.checkedAt) < STATUS_TTL_MS;
   if (refresh === 'never' || (refresh === 'stale' && fresh)) return { configured: true, snapshot: cached, keyError: null };
-  inFlight ??= fetchSnapshot(engine, key, options.dispatcher).finally(() => {
-    inFlight = undefined;
-  });
-  return { configured: true, snapshot: await inFlight, keyError: null };
+  let round = inFlight.get(engine);
+  if (!round) {
+    round = fetchSnapshot(engine, key, options.dispatcher).finally(() => inFlight.delete(engine));
+    inFlight.set(engine, round);
+  }
+  return { configured: true, snapshot: await round, keyError: null };
 }
 
 /** One round: the three services (verificarestado for each environment), in parallel, each failure recorded. */
