@@ -85,7 +85,9 @@ export function setContingency(engine: Engine, active: boolean): Promise<Conting
 export async function noteTransportFailure(engine: Engine): Promise<ContingencyState> {
   const afterMinutes = await getSetting<number>(engine, 'contingency.after_minutes');
   // Inside an announced window the failure is the window's: contingency at once.
-  const window = currentWindow(await readStatusSnapshot(engine), await countedEnvironments(engine), engine.clock.now());
+  // Without the status services there is no snapshot, and a failure costs no more queries than before.
+  const snapshot = await readStatusSnapshot(engine);
+  const window = snapshot?.windows?.length ? currentWindow(snapshot, await countedEnvironments(engine), engine.clock.now()) : null;
   return change(engine, (s, now) => {
     const failingSince = s.failingSince ?? now.toISOString();
     if (window && mayEnter(s, window)) return { active: true, source: 'window', changedAt: now.toISOString(), failingSince, windowEndsAt: window.endsAt };
