@@ -5,7 +5,7 @@ import { taxauthAgent } from './client.js';
 import { statusHostSettings } from './environments.js';
 import { TaxauthError } from './errors.js';
 import { StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
-import { STATUS_SNAPSHOT_STATE, readStatusKey } from './status-key.js';
+import { STATUS_SNAPSHOT_STATE, readStatusKey, statusKeyInfo } from './status-key.js';
 
 /**
  * What the authority's status host last said, kept in the store
@@ -88,16 +88,22 @@ const inFlight = new WeakMap<Engine, Promise<StatusSnapshot>>();
  */
 export async function authorityStatus(engine: Engine, options: AuthorityStatusOptions = {}): Promise<{ configured: boolean; snapshot: StatusSnapshot | null; keyError: string | null }> {
   const refresh = options.refresh ?? 'never';
+  // Whether a key is set is one row; the secret itself is opened only to call the host (a probe never opens it).
+  if (!(await statusKeyInfo(engine)).configured) return { configured: false, snapshot: null, keyError: null };
   const cached = await readStatusSnapshot(engine);
+  const fresh = cached !== null && engine.clock.now().getTime() - Date.parse(cached.checkedAt) < STATUS_TTL_MS;
+  if (refresh === 'never' || (refresh === 'stale' && fresh)) return { configured: true, snapshot: cached, keyError: null };
   let key: string | null;
   try {
     key = await readStatusKey(engine);
   } catch (e) {
-    return { configured: true, snapshot: cached, keyError: e instanceof Error ? e.message : String(e) };
+    const message = e instanceof Error ? e.message : String(e);
+    // Kept as the snapshot's error, so readiness and the doctor say it until the key is set again.
+    const snapshot: StatusSnapshot = { v: 1, checkedAt: engine.clock.now().toISOString(), url: cached?.url ?? '', services: null, windows: cached?.windows ?? null, environments: { test: null, cert: null, production: null }, problems: [message], error: message };
+    await saveSnapshot(engine, snapshot);
+    return { configured: true, snapshot, keyError: null };
   }
   if (key === null) return { configured: false, snapshot: null, keyError: null };
-  const fresh = cached !== null && engine.clock.now().getTime() - Date.parse(cached.checkedAt) < STATUS_TTL_MS;
-  if (refresh === 'never' || (refresh === 'stale' && fresh)) return { configured: true, snapshot: cached, keyError: null };
   let round = inFlight.get(engine);
   if (!round) {
     round = fetchSnapshot(engine, key, options.dispatcher).finally(() => inFlight.delete(engine));
