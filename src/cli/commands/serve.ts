@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
-import { watchFolder, type FolderWatcher } from '../../engine/watch/folder.js';
-import { describeWatchResult } from './watch.js';
+import type { FolderWatcher } from '../../engine/watch/folder.js';
 import type { RunningWork } from '../../engine/work/background.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
 import type { EngineLog } from '../../engine/log/logger.js';
@@ -46,12 +45,10 @@ export default class Serve extends EcfCommand {
 
   async run() {
     const { flags } = await this.parse(Serve);
-    // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
-    const [{ buildApp }, { startScheduler }, { startSandbox }, { startBackgroundWork }, { serverLoggerOptions }, { default: closeWithGrace }] = await Promise.all([
+    // Loaded here, and only what the flags ask for: the jobs (bree) and the sandbox are a good part
+    // of serve's start-up, and `--no-jobs` nodes or a production serve never use them.
+    const [{ buildApp }, { serverLoggerOptions }, { default: closeWithGrace }] = await Promise.all([
       import('../../http/app.js'),
-      import('../../jobs/scheduler.js'),
-      import('../../sandbox/index.js'),
-      import('../../engine/work/background.js'),
       import('../../http/logging.js'),
       import('close-with-grace'),
     ]);
@@ -60,7 +57,7 @@ export default class Serve extends EcfCommand {
     const load = sandboxLoadFromFlags(flags);
     if (load && !flags.sandbox) this.error('The sandbox load flags (--latency, --max-in-flight, …) need --sandbox.', { exit: 2 });
     const logger = await serverLoggerOptions({ level: flags['log-level'], ...(flags['log-format'] && { format: flags['log-format'] as LogFormat }) });
-    const sandbox = flags.sandbox ? await startSandbox({ host: '127.0.0.1', port: 0, ...(load && { load }) }) : undefined;
+    const sandbox = flags.sandbox ? await (await import('../../sandbox/index.js')).startSandbox({ host: '127.0.0.1', port: 0, ...(load && { load }) }) : undefined;
     // Read by the authority client here and in the job workers, which start after this.
     if (sandbox) process.env.ECF_TAXAUTH_SANDBOX_URL = sandbox.url;
     // The engine logs through the server's pino logger, which exists once the app is built.
@@ -87,6 +84,7 @@ export default class Serve extends EcfCommand {
       if (flags.jobs) {
         // Submission and deliveries run here, woken by this process's commits at once; bree is the
         // clock of the periodic jobs, each in a worker thread of its own.
+        const [{ startBackgroundWork }, { startScheduler }] = await Promise.all([import('../../engine/work/background.js'), import('../../jobs/scheduler.js')]);
         work = await startBackgroundWork(engine, {
           onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
         });
@@ -97,6 +95,7 @@ export default class Serve extends EcfCommand {
         });
       }
       if (flags.watch) {
+        const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../engine/watch/folder.js'), import('./watch.js')]);
         const tenant = await resolveTenant(engine, flags['watch-tenant']);
         watcher = await watchFolder({
           engine,
