@@ -5,7 +5,9 @@ import { observeTaxauthCall } from '../../src/engine/metrics/taxauth-calls.js';
 import { setContingency } from '../../src/engine/submission/contingency.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { TaxauthError } from '../../src/engine/taxauth/errors.js';
+import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { sandbox } from '../taxauth/fixtures.js';
 
 const LOCAL = { remoteAddress: '127.0.0.1' };
 
@@ -171,5 +173,24 @@ describe('GET /metrics', () => {
     }
     // A closed app stops listening.
     await observeTaxauthCall('semilla', async () => 'ok');
+  });
+
+  it("the authority client's own calls feed them: a seed from the sandbox, and a refused validation", async () => {
+    const engine = await testEngine();
+    const app = await buildApp({ engine });
+    const authority = await sandbox();
+    try {
+      const client = new TaxauthClient({ baseUrl: `${authority.url}/testecf`, fcUrl: `${authority.url}/testecf`, timeoutMs: 5000 });
+      expect(await client.seed()).toContain('<SemillaModel');
+      await expect(client.validateSeed('<SemillaModel><valor>x</valor></SemillaModel>')).rejects.toBeInstanceOf(TaxauthError);
+      const text = (await app.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      expect(value(text, 'ecf_taxauth_request_duration_seconds_count', { operation: 'semilla', outcome: 'ok' })).toBe(1);
+      const refused = samples(text).filter((x) => x.name === 'ecf_taxauth_request_duration_seconds_count' && x.labels.operation !== 'semilla');
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.labels.outcome).not.toBe('ok');
+      expect(value(text, 'ecf_taxauth_requests_in_flight', { operation: 'semilla' })).toBe(0);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
 import type { FolderWatcher } from '../../engine/watch/folder.js';
+import type { StatusWatch } from '../../engine/taxauth/status-watch.js';
 import type { RunningWork } from '../../engine/work/background.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
 import type { EngineLog } from '../../engine/log/logger.js';
@@ -78,6 +79,7 @@ export default class Serve extends EcfCommand {
     let scheduler: Scheduler | undefined;
     let work: RunningWork | undefined;
     let watcher: FolderWatcher | undefined;
+    let statusWatch: StatusWatch | undefined;
     const stopMs = flags['stop-timeout'] * 1000;
     const budgetMs = stopMs - Math.min(STOP_MARGIN_MS, stopMs / 4);
     try {
@@ -93,6 +95,10 @@ export default class Serve extends EcfCommand {
           ...(engine.restartSignal && { checkpointedBy: engine.restartSignal }),
           onError: (job, error) => app.log.error({ job, err: error }, 'job failed'),
         });
+        // The authority's status host (with its API key set): read at most every 5 minutes across
+        // the nodes, and contingency started when an announced maintenance window begins.
+        const { startStatusWatch } = await import('../../engine/taxauth/status-watch.js');
+        statusWatch = startStatusWatch(engine, { onError: (err) => app.log.warn({ err }, 'authority status watch failed') });
       }
       if (flags.watch) {
         const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../engine/watch/folder.js'), import('./watch.js')]);
@@ -109,7 +115,7 @@ export default class Serve extends EcfCommand {
       }
     } catch (e) {
       // Whatever started is stopped again, so a failed start leaves no thread or port behind.
-      await stopServe({ app, engine, work, scheduler, watcher, sandbox, budgetMs });
+      await stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs });
       throw e;
     }
     if (https?.warning) this.warn(https.warning);
@@ -129,7 +135,7 @@ export default class Serve extends EcfCommand {
       async ({ signal, err }) => {
         if (err) app.log.error({ err }, 'stopping after an uncaught error');
         app.log.info({ signal, stopTimeoutMs: stopMs }, `stopping${signal ? ` on ${signal}` : ''}`);
-        await stopServe({ app, engine, work, scheduler, watcher, sandbox, budgetMs });
+        await stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs });
         app.log.info({}, 'stopped');
       },
     );
@@ -147,6 +153,7 @@ interface Running {
   readonly work: RunningWork | undefined;
   readonly scheduler: Scheduler | undefined;
   readonly watcher: FolderWatcher | undefined;
+  readonly statusWatch: StatusWatch | undefined;
   readonly sandbox: { close(): Promise<void> } | undefined;
   readonly budgetMs: number;
 }
@@ -157,7 +164,7 @@ interface Running {
  * spent, then hand back what is still in flight (leases freed, unclear marks
  * kept for the query before resending); close the store last.
  */
-async function stopServe({ app, engine, work, scheduler, watcher, sandbox, budgetMs }: Running): Promise<void> {
+async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs }: Running): Promise<void> {
   const budget = AbortSignal.timeout(Math.max(0, budgetMs));
   const untilBudget = <T>(what: string, p: Promise<T>): Promise<T | void> =>
     Promise.race([
@@ -171,6 +178,7 @@ async function stopServe({ app, engine, work, scheduler, watcher, sandbox, budge
     untilBudget('the HTTP server', app.close()),
     untilBudget('the folder watcher', watcher?.close() ?? Promise.resolve()),
     untilBudget('the job scheduler', scheduler?.stop() ?? Promise.resolve()),
+    untilBudget('the authority status watch', statusWatch?.stop() ?? Promise.resolve()),
     work?.stopWithin(budget).catch((err: unknown) => app.log.error({ err }, 'stopping: handing back the background work failed')),
   ]);
   // After the work: a send in flight to the built-in sandbox needs it until it ends or is handed back.

@@ -6,6 +6,7 @@ import type { Environment } from '../schema-types.js';
 import { clientSettings } from './environments.js';
 import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, tlsConnectOptions, type TaxauthTls } from './tls.js';
 import { TaxauthError, collapseErrorBody, decodeEntities } from './errors.js';
+import { observeTaxauthCall } from '../metrics/taxauth-calls.js';
 import {
   STATUS_TEXT,
   asList,
@@ -330,7 +331,12 @@ export class TaxauthClient {
   }
 
   /** One request; a non-2xx answer, a timeout or a connection failure becomes a TaxauthError. */
-  async #call(op: string, options: CallOptions): Promise<Answer> {
+  /** Every call, observed by the metrics' port (in flight, latency, outcome) when an app listens. */
+  #call(op: string, options: CallOptions): Promise<Answer> {
+    return observeTaxauthCall(op, () => this.#send(op, options));
+  }
+
+  async #send(op: string, options: CallOptions): Promise<Answer> {
     const headers: Record<string, string> = {
       accept: options.accept ?? 'application/json',
       'user-agent': 'ecf-appliance',
