@@ -12,7 +12,8 @@ const STORE_FREE = [
   'test/signing/**',
   'test/installers/**',
   'test/certification/{workbook,row-document,flatten,plan}.test.ts',
-  'test/sandbox/{load,load-flags}.test.ts',
+  'test/sandbox/{load,load-flags,status-services}.test.ts',
+  'test/webhooks/address-guard.test.ts',
 ];
 
 export default defineConfig({
