@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
+import { main } from '../dist/bundle/ecf.js';
 
-await execute({ dir: import.meta.url });
+await main();

@@ -10,6 +10,7 @@ import { registerAccess } from './access.js';
 import { registerJsonBody } from './json-body.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
+import { lazySerializers } from './lazy-serializers.js';
 import certificateRoutes from './routes/certificates.js';
 import ecfRoutes from './routes/ecf.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
@@ -62,6 +63,7 @@ export async function buildApp(options: AppOptions) {
     // would let a client that stops sending hold its connection forever. Responses are not bounded by it.
     requestTimeout: 60_000,
     genReqId: () => randomUUID(),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true } },
     // A URL the router cannot read (a bad %-escape) gets the same answers as any other bad request.

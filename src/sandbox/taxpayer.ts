@@ -1,6 +1,6 @@
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
-import { request } from 'undici';
+import { undici } from '../engine/net/undici.js';
 import { dominicanDate } from '../engine/clock.js';
 import { signEcf } from '../engine/documents/sign-ecf.js';
 import { validateIssue } from '../engine/documents/validate.js';
@@ -138,11 +138,11 @@ export async function sendToReceiver(identity: TaxpayerIdentity, receiverUrl: st
   const base = receiverUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = {};
   if (options.authenticate) {
-    const seed = await request(`${base}/fe/autenticacion/api/semilla`);
+    const seed = await undici().request(`${base}/fe/autenticacion/api/semilla`);
     const seedXml = await seed.body.text();
     if (seed.statusCode !== 200) throw new Error(`the receiver's seed answered ${seed.statusCode}: ${seedXml}`);
     const form = multipartBody('xml', 'semilla.xml', 'text/xml', Buffer.from(signSeed(seedXml, identity.key), 'utf8'));
-    const grant = await request(`${base}/fe/autenticacion/api/validacioncertificado`, {
+    const grant = await undici().request(`${base}/fe/autenticacion/api/validacioncertificado`, {
       method: 'POST',
       headers: { 'content-type': form.contentType, 'content-length': String(form.body.length), accept: 'application/json' },
       body: form.body,
@@ -152,7 +152,7 @@ export async function sendToReceiver(identity: TaxpayerIdentity, receiverUrl: st
     headers.authorization = `Bearer ${(JSON.parse(text) as { token: string }).token}`;
   }
   const form = multipartBody('xml', options.fileName, 'text/xml', Buffer.from(xml, 'utf8'));
-  const res = await request(`${base}/fe/${path}`, {
+  const res = await undici().request(`${base}/fe/${path}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': form.contentType, 'content-length': String(form.body.length) },
     body: form.body,

@@ -1,6 +1,6 @@
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
-import { request } from 'undici';
+import { undici } from '../net/undici.js';
 import { dominicanDate } from '../clock.js';
 import { signEcf } from '../documents/sign-ecf.js';
 import { validateIssue } from '../documents/validate.js';
@@ -150,7 +150,7 @@ const TIMEOUT_MS = 20_000;
 
 async function call(url: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: Buffer }): Promise<Answer | { error: string }> {
   try {
-    const res = await request(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, body: init.body ?? null, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    const res = await undici().request(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, body: init.body ?? null, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
     const ct = res.headers['content-type'];
     return { status: res.statusCode, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '', body: await res.body.text() };
   } catch (e) {

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { EngineError } from '../errors.js';
 import {
   ALL_ECF_KINDS,
@@ -72,7 +72,9 @@ async function load(buffer: Buffer | Uint8Array): Promise<ExcelJS.Workbook> {
   if (bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50) {
     throw unreadable('The file is not an .xlsx workbook (it is not a ZIP package). Download the workbook again from the certification portal and import it as it came.');
   }
-  const workbook = new ExcelJS.Workbook();
+  // Loaded here: exceljs is some 300 files, and only reading a workbook needs it.
+  const { default: Excel } = await import('exceljs');
+  const workbook = new Excel.Workbook();
   try {
     await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
   } catch (e) {

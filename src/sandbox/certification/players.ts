@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { undici } from '../../engine/net/undici.js';
 import { signAcecf } from '../../engine/reception/documents.js';
 import { multipartBody } from '../../engine/taxauth/client.js';
 import { signSeed } from '../../engine/taxauth/token-cache.js';
@@ -27,7 +27,7 @@ const trim = (url: string) => url.replace(/\/+$/, '');
 /** Seed, signed seed, token: the token, or why not. */
 async function authenticate(identity: TaxpayerIdentity, base: string): Promise<{ token: string } | { error: string }> {
   try {
-    const seed = await request(`${base}/fe/autenticacion/api/semilla`, { headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    const seed = await undici().request(`${base}/fe/autenticacion/api/semilla`, { headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
     const seedXml = await seed.body.text();
     if (seed.statusCode !== 200) return { error: `GET ${base}/fe/autenticacion/api/semilla answered ${seed.statusCode}: ${seedXml.slice(0, 200)}` };
     let signed: string;
@@ -37,7 +37,7 @@ async function authenticate(identity: TaxpayerIdentity, base: string): Promise<{
       return { error: `the seed from ${base}/fe/autenticacion/api/semilla is not a SemillaModel with valor and fecha: ${(e as Error).message}` };
     }
     const form = multipartBody('xml', 'semilla.xml', 'text/xml', Buffer.from(signed, 'utf8'));
-    const grant = await request(`${base}/fe/autenticacion/api/validacioncertificado`, {
+    const grant = await undici().request(`${base}/fe/autenticacion/api/validacioncertificado`, {
       method: 'POST',
       headers: { 'content-type': form.contentType, 'content-length': String(form.body.length), accept: 'application/json' },
       body: form.body,
@@ -62,7 +62,7 @@ async function authenticate(identity: TaxpayerIdentity, base: string): Promise<{
 
 async function post(base: string, path: string, xml: string, fileName: string, token: string | null): Promise<Answer> {
   const form = multipartBody('xml', fileName, 'text/xml', Buffer.from(xml, 'utf8'));
-  const res = await request(`${base}/fe/${path}`, {
+  const res = await undici().request(`${base}/fe/${path}`, {
     method: 'POST',
     headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': form.contentType, 'content-length': String(form.body.length) },
     body: form.body,

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { ACECF_SHEET_HEADERS, ECF_SHEET_HEADERS, RFCE_SHEET_HEADERS, SHEETS } from '../../engine/certification/columns.js';
 
 /**
@@ -406,9 +406,11 @@ function sheetRows(headers: readonly string[], rows: readonly Cells[]): string[]
 }
 
 export async function workbooksFromRows(rows: CertificationRows): Promise<{ paso2: Buffer; paso3: Buffer }> {
+  // Loaded here: exceljs is some 300 files, and only this mode's workbook download uses it.
+  const { default: Excel } = await import('exceljs');
   const created = new Date('2020-02-17T10:00:00Z');
 
-  const book2 = new ExcelJS.Workbook();
+  const book2 = new Excel.Workbook();
   book2.created = created;
   book2.modified = created;
   const ecf = book2.addWorksheet(SHEETS.ecf, { views: [{ state: 'frozen', xSplit: 1, ySplit: 1, topLeftCell: 'B2', activeCell: 'B2' }] });
@@ -419,7 +421,7 @@ export async function workbooksFromRows(rows: CertificationRows): Promise<{ paso
   rfce.addRow([...RFCE_SHEET_HEADERS]);
   rfce.addRows(sheetRows(RFCE_SHEET_HEADERS, rows.rfce));
 
-  const book3 = new ExcelJS.Workbook();
+  const book3 = new Excel.Workbook();
   book3.created = created;
   book3.modified = created;
   const acecf = book3.addWorksheet(SHEETS.acecf);

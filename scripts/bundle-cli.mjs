@@ -1,0 +1,91 @@
+// Bundles the built CLI (dist/) into dist/bundle/ with esbuild: one file per
+// command, one per bree job, and shared chunks, with most dependencies inlined.
+// Why: Node 20 loads ES modules one file at a time, and `ecf issue` pulled in
+// about 650 of them (262 from kysely, 249 from TypeBox), which was most of
+// its start-up. Every other package stays external: some find files beside
+// themselves at run time (libxml2-wasm's .wasm, the native SQLite addon,
+// pino's transports, swagger-ui's assets), and loading them from
+// node_modules as they are is what their authors test.
+//
+// Paths our own code resolves at run time still hold in the bundle: the XSDs
+// are found by walking up to package.json (engine/xml/xsd.ts), and the bree
+// job files are emitted at the bundle's root, where the scheduler's chunk
+// looks for them (checked below).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+const out = join(dist, 'bundle');
+/**
+ * Packages loaded from node_modules as they are, not inlined: native addons,
+ * packages that find files beside themselves at run time (a .wasm, worker
+ * scripts, fonts, static assets), and big ones only a few commands load,
+ * lazily. Everything else, our dependencies' dependencies included, is inlined.
+ */
+const EXTERNAL = [
+  'better-sqlite3', // native addon
+  '@napi-rs/keyring', // native addon
+  'libxml2-wasm', // its .wasm beside it
+  'pino', 'pino-pretty', 'thread-stream', // transports run in worker threads from files
+  'bree', // workers
+  'fastify', '@fastify/', // swagger-ui's static assets; serve only
+  'pdfkit', // its fonts (.afm) beside it
+  'exceljs', // certification workbooks only
+  'pg', // PostgreSQL stores only
+  'undici', // loaded lazily (engine/net/undici.ts)
+  'prom-client', 'close-with-grace', // serve only
+  'esbuild', 'tsx', 'vitest', 'typescript', 'ts-node', // development only (oclif looks for a TypeScript setup)
+];
+const isExternal = (specifier) => EXTERNAL.some((p) => (p.endsWith('/') ? specifier.startsWith(p) : specifier === p || specifier.startsWith(`${p}/`)));
+
+const walk = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : []));
+
+const entryPoints = {};
+for (const file of walk(join(dist, 'cli', 'commands'))) {
+  entryPoints[relative(dist, file).slice(0, -'.js'.length).split(sep).join('/')] = file;
+}
+entryPoints.ecf = join(dist, 'cli', 'main.js');
+const JOB_SUPPORT = new Set(['scheduler.js', 'job-runtime.js']);
+for (const file of readdirSync(join(dist, 'jobs')).filter((f) => f.endsWith('.js') && !JOB_SUPPORT.has(f))) {
+  entryPoints[file.slice(0, -'.js'.length)] = join(dist, 'jobs', file);
+}
+
+rmSync(out, { recursive: true, force: true });
+const result = await build({
+  entryPoints,
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  metafile: true,
+  // Inlined CommonJS (oclif) calls require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as __ecfCreateRequire } from 'node:module'; const require = __ecfCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'external-packages',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('node:') || isExternal(args.path) ? { path: args.path, external: true } : undefined));
+      },
+    },
+  ],
+});
+
+// The scheduler starts jobs from files beside its own module: they must share a directory.
+const schedulerChunk = Object.entries(result.metafile.outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith('dist/jobs/scheduler.js')));
+if (!schedulerChunk) throw new Error('bundle: no output holds dist/jobs/scheduler.js');
+const jobNames = Object.keys(entryPoints).filter((name) => !name.includes('/') && name !== 'ecf');
+const schedulerDir = relative(root, join(schedulerChunk[0], '..'));
+if (schedulerDir !== relative(root, out)) throw new Error(`bundle: the scheduler landed in ${schedulerDir}, not beside the jobs (${jobNames.join(', ')})`);
+const files = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length;
+const source = readFileSync(join(dist, 'jobs', 'scheduler.js'), 'utf8');
+if (!jobNames.every((name) => source.includes(`'${name}'`))) throw new Error(`bundle: the scheduler names a job that is not bundled (have ${jobNames.join(', ')})`);
+if (process.env.ECF_BUNDLE_META) (await import('node:fs')).writeFileSync(process.env.ECF_BUNDLE_META, JSON.stringify(result.metafile));
+console.log(`dist/bundle: ${Object.keys(entryPoints).length} entries, ${files} files`);
