@@ -28,7 +28,7 @@ if (!server) {
   const again = spawnSync('sh', [join(root, 'scripts', 'with-postgres.sh'), process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url)], { stdio: 'inherit' });
   process.exit(again.status ?? 1);
 }
-if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) {
+if (!existsSync(join(root, 'dist', 'bundle', 'ecf.js'))) {
   console.log('dist/ is missing; run `npm run build` first (skipped)');
   process.exit(0);
 }

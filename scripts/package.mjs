@@ -5,14 +5,14 @@
 //   build/ecf-<version>-<platform>-<arch>/
 //     bin/ecf, bin/ecf.cmd    launchers: the runtime below on app/bin/ecf.js
 //     runtime/                the pinned Node.js, from the registry's node-<platform>-<arch> package
-//     app/                    the compiled JavaScript (dist/), schemas/, package.json and the
+//     app/                    the compiled JavaScript (dist/, with the bundle `ecf` runs from),
+//                             oclif.manifest.json, schemas/, package.json and the
 //                             production node_modules, native SQLite addon included
 //     installers/             the Linux and Windows service installers
 //
-// The JavaScript is tsc's output, one module per file, not an esbuild bundle: the
-// job files bree starts in worker threads, the XSD folder and libxml2's .wasm are
-// found by paths relative to their modules, which a bundle would break; and the
-// runtime and the native addon are most of the size anyway.
+// `ecf` runs from dist/bundle (scripts/bundle-cli.mjs), which keeps external the
+// packages that find files beside themselves (libxml2's .wasm, the native addon,
+// pino's transports), so those come in node_modules as npm installed them.
 //
 // Options: --out DIR; --runtime VERSION (default the pinned one) or `current` (copy
 // the Node.js running this script: for tests, which never reach the registry).
@@ -43,7 +43,7 @@ const fail = (message) => {
   console.error(`package: ${message}`);
   process.exit(1);
 };
-if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) fail('dist/ is missing; run `npm run build` first (npm run package does)');
+if (!existsSync(join(root, 'dist', 'bundle', 'ecf.js')) || !existsSync(join(root, 'oclif.manifest.json'))) fail('dist/ is missing; run `npm run build` first (npm run package does)');
 if (runtime !== 'current' && runtime.split('.')[0] !== process.versions.node.split('.')[0]) {
   fail(`the runtime ${runtime} is not Node.js ${process.versions.node.split('.')[0]}, the major the native addon in node_modules was built for`);
 }
@@ -53,7 +53,7 @@ const app = join(out, 'app');
 mkdirSync(app, { recursive: true });
 
 // ---- the application ----
-for (const part of ['dist', 'bin', 'schemas']) cpSync(join(root, part), join(app, part), { recursive: true });
+for (const part of ['dist', 'bin', 'schemas', 'oclif.manifest.json']) cpSync(join(root, part), join(app, part), { recursive: true });
 const { devDependencies, scripts, ...shipped } = pkg;
 void devDependencies;
 void scripts;
