@@ -42,16 +42,20 @@ const EXTERNAL = [
 const isExternal = (specifier) => EXTERNAL.some((p) => (p.endsWith('/') ? specifier.startsWith(p) : specifier === p || specifier.startsWith(`${p}/`)));
 
 const walk = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 
+// Entries are named from src/, not dist/: tsc leaves the output of a deleted source file in
+// dist/, and a stale command or job must not come back to life in the bundle.
+const src = join(root, 'src');
+const built = (file) => join(dist, relative(src, file)).replace(/\.ts$/, '.js');
 const entryPoints = {};
-for (const file of walk(join(dist, 'cli', 'commands'))) {
-  entryPoints[relative(dist, file).slice(0, -'.js'.length).split(sep).join('/')] = file;
+for (const file of walk(join(src, 'cli', 'commands'))) {
+  entryPoints[relative(src, file).slice(0, -'.ts'.length).split(sep).join('/')] = built(file);
 }
 entryPoints.ecf = join(dist, 'cli', 'main.js');
-const JOB_SUPPORT = new Set(['scheduler.js', 'job-runtime.js']);
-for (const file of readdirSync(join(dist, 'jobs')).filter((f) => f.endsWith('.js') && !JOB_SUPPORT.has(f))) {
-  entryPoints[file.slice(0, -'.js'.length)] = join(dist, 'jobs', file);
+const JOB_SUPPORT = new Set(['scheduler.ts', 'job-runtime.ts']);
+for (const file of readdirSync(join(src, 'jobs')).filter((f) => f.endsWith('.ts') && !JOB_SUPPORT.has(f))) {
+  entryPoints[file.slice(0, -'.ts'.length)] = built(join(src, 'jobs', file));
 }
 
 rmSync(out, { recursive: true, force: true });
