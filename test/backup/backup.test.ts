@@ -8,7 +8,7 @@ import { restoreDataDir } from '../../src/engine/backup/restore.js';
 import { ManualClock } from '../../src/engine/clock.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { openEngine, ensureSecretStoreKey, type Engine } from '../../src/engine/engine.js';
-import { EngineError, ValidationError } from '../../src/engine/errors.js';
+import { codeOf } from './code-of.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { storeOf } from '../../src/engine/secrets/select.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
@@ -34,15 +34,6 @@ async function reopen(dataDir: string) {
   return openEngine({ dataDir, clock: new ManualClock('2026-03-10T15:00:00.000Z') });
 }
 
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof EngineError) return e instanceof ValidationError ? `${e.errors[0]!.path}:${e.errors[0]!.code}` : e.code;
-    throw e;
-  }
-  return 'no error';
-}
 
 describe(`backup and restore on ${STORE}`, () => {
   it('backs up while issuing and restores a consistent snapshot, with its certificate, on another machine', { timeout: SLOW }, async () => {

@@ -11,7 +11,7 @@ import { secretReferencesIn } from '../../src/engine/backup/secret-refs.js';
 import type { ManualClock } from '../../src/engine/clock.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { ensureSecretStoreKey, openEngine, type Engine } from '../../src/engine/engine.js';
-import { EngineError, ValidationError } from '../../src/engine/errors.js';
+import { codeOf } from './code-of.js';
 import { decideCommercialApproval } from '../../src/engine/reception/approve.js';
 import { readStatusKey, setStatusKey } from '../../src/engine/taxauth/status-key.js';
 import { storeOf } from '../../src/engine/secrets/select.js';
@@ -143,15 +143,6 @@ async function signedDocuments(engine: Engine, at: Date): Promise<number> {
   return checked;
 }
 
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof EngineError) return e instanceof ValidationError ? `${e.errors[0]!.path}:${e.errors[0]!.code}` : e.code;
-    throw e;
-  }
-  return 'no error';
-}
 
 /** Whether the data directory's store exists at all: its SQLite file, or its PostgreSQL database. */
 async function storeExists(dataDir: string): Promise<boolean> {

@@ -82,11 +82,41 @@ export default class Serve extends EcfCommand {
     let statusWatch: StatusWatch | undefined;
     const stopMs = flags['stop-timeout'] * 1000;
     const budgetMs = stopMs - Math.min(STOP_MARGIN_MS, stopMs / 4);
-    try {
+    let stopping: Promise<void> | undefined;
+    // Once, whoever asks first: a signal, or a start-up that failed.
+    const stop = () => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs }));
+    let startup: Promise<void> = Promise.resolve();
+
+    // close-with-grace, installed before the jobs start, so a signal during start-up stops cleanly
+    // too (after start-up ends, then all of it): the first SIGTERM or SIGINT runs the stop below and
+    // exits 0 when it ends, 1 past the deadline; a second signal exits 1 at once. The stop keeps a
+    // margin under the deadline, so it ends (handing back what is still in flight) before
+    // close-with-grace gives up.
+    closeWithGrace(
+      {
+        delay: stopMs,
+        logger: false,
+        onSecondSignal: (signal) => app.log.warn({ signal }, `second ${signal}: exiting at once; leases still held expire and their work runs again`),
+        onTimeout: (ms) => app.log.error({ stopTimeoutMs: ms }, 'stop took longer than --stop-timeout; exiting'),
+      },
+      async ({ signal, err }) => {
+        if (err) app.log.error({ err }, 'stopping after an uncaught error');
+        app.log.info({ signal, stopTimeoutMs: stopMs }, `stopping${signal ? ` on ${signal}` : ''}`);
+        await startup.catch(() => undefined);
+        await stop();
+        app.log.info({}, 'stopped');
+      },
+    );
+
+    startup = (async () => {
       if (flags.jobs) {
         // Submission and deliveries run here, woken by this process's commits at once; bree is the
         // clock of the periodic jobs, each in a worker thread of its own.
-        const [{ startBackgroundWork }, { startScheduler }] = await Promise.all([import('../../engine/work/background.js'), import('../../jobs/scheduler.js')]);
+        const [{ startBackgroundWork }, { startScheduler }, { startStatusWatch }] = await Promise.all([
+          import('../../engine/work/background.js'),
+          import('../../jobs/scheduler.js'),
+          import('../../engine/taxauth/status-watch.js'),
+        ]);
         work = await startBackgroundWork(engine, {
           onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
         });
@@ -97,7 +127,6 @@ export default class Serve extends EcfCommand {
         });
         // The authority's status host (with its API key set): read at most every 5 minutes across
         // the nodes, and contingency started when an announced maintenance window begins.
-        const { startStatusWatch } = await import('../../engine/taxauth/status-watch.js');
         statusWatch = startStatusWatch(engine, { onError: (err) => app.log.warn({ err }, 'authority status watch failed') });
       }
       if (flags.watch) {
@@ -113,32 +142,17 @@ export default class Serve extends EcfCommand {
         });
         this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
       }
+    })();
+    try {
+      await startup;
     } catch (e) {
       // Whatever started is stopped again, so a failed start leaves no thread or port behind.
-      await stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs });
+      await stop();
       throw e;
     }
     if (https?.warning) this.warn(https.warning);
     this.log(`ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
     if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}${load ? ` (${describeSandboxLoad(load)})` : ''}`);
-
-    // close-with-grace: the first SIGTERM or SIGINT runs the stop below and exits 0 when it ends,
-    // 1 past the deadline; a second signal exits 1 at once. The stop itself keeps a margin under
-    // the deadline, so it ends (handing back what is still in flight) before close-with-grace gives up.
-    closeWithGrace(
-      {
-        delay: stopMs,
-        logger: false,
-        onSecondSignal: (signal) => app.log.warn({ signal }, `second ${signal}: exiting at once; leases still held expire and their work runs again`),
-        onTimeout: (ms) => app.log.error({ stopTimeoutMs: ms }, 'stop took longer than --stop-timeout; exiting'),
-      },
-      async ({ signal, err }) => {
-        if (err) app.log.error({ err }, 'stopping after an uncaught error');
-        app.log.info({ signal, stopTimeoutMs: stopMs }, `stopping${signal ? ` on ${signal}` : ''}`);
-        await stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs });
-        app.log.info({}, 'stopped');
-      },
-    );
     // Until close-with-grace ends the process.
     await new Promise<never>(() => {});
   }
