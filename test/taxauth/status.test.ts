@@ -24,6 +24,8 @@ const MINUTE = 60_000;
 describe('the status API key', () => {
   it('rests sealed in the secret store, never in the database, and is forgotten on unset', async () => {
     const w = await world();
+    // The encrypted-file store, whatever keychain this machine has (npm test runs a real one).
+    await setSetting(w.engine, 'secrets.store', 'file');
     expect(await statusKeyInfo(w.engine)).toEqual({ configured: false, store: null, setAt: null, hint: null });
     const info = await setStatusKey(w.engine, '  AB12CD3-EF45GH6-IJ78-KL90MN12OP  ');
     expect(info).toMatchObject({ configured: true, store: 'file', hint: '…12OP' });
