@@ -1,9 +1,7 @@
+export { buildSandbox, startSandbox, type RunningSandbox, type StartSandboxOptions } from './app.js';
 export {
-  buildSandbox,
-  startSandbox,
   SANDBOX_ENVIRONMENTS,
   type DocumentFacts,
-  type RunningSandbox,
   type SandboxAnnulment,
   type SandboxControl,
   type SandboxEnvironment,
@@ -11,11 +9,10 @@ export {
   type SandboxStats,
   type SandboxSubmission,
   type SandboxVerdict,
-  type StartSandboxOptions,
   type DirectoryRecord,
   type ReceivedApproval,
   type SandboxTaxpayer,
-} from './app.js';
+} from './types.js';
 export { SANDBOX_TAXPAYER_RNC, type ReceiverAnswer } from './taxpayer.js';
 export { SANDBOX_STATUS_API_KEY, StatusCommandSchema, type SandboxStatusControl, type SandboxWindow, type StatusCommand } from './status-services.js';
 export {

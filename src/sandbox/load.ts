@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import {
   MAX_IN_FLIGHT,
   MAX_JITTER_MS,
@@ -8,6 +9,7 @@ import {
   type OverloadStatus,
   type SandboxService,
 } from './load-limits.js';
+import { schemaErrors } from './schema-errors.js';
 
 /**
  * The authority's speed and limits, as the sandbox plays them (issue 23):
@@ -91,6 +93,14 @@ export function applyLoad(current: SandboxLoad, change: SandboxLoadInput): Sandb
     maxInFlight: change.maxInFlight === undefined ? current.maxInFlight : change.maxInFlight,
     overloadStatus: change.overloadStatus ?? current.overloadStatus,
   };
+}
+
+/** `change` applied to `current`, after checking it; an error names the first wrong fields. */
+export function checkedLoad(current: SandboxLoad, change: SandboxLoadInput, name: string): SandboxLoad {
+  if (!Value.Check(LoadSchema, change)) {
+    throw new Error(`invalid sandbox ${name}: ${schemaErrors(LoadSchema, change).slice(0, 3).join('; ')}`);
+  }
+  return applyLoad(current, change);
 }
 
 const ENVIRONMENT_PATH = /^\/(?:testecf|certecf|ecf)\/([^/?#]*)(?:\/([^/?#]*))?/i;

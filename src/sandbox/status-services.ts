@@ -92,7 +92,7 @@ interface StatusState {
   calls: number;
 }
 
-export function createStatusServices(now: () => Date, apiKey = SANDBOX_STATUS_API_KEY): { control: SandboxStatusControl; register(app: FastifyInstance): void } {
+export function createStatusServices(now: () => Date, apiKey = SANDBOX_STATUS_API_KEY): { control: SandboxStatusControl; routes(app: FastifyInstance): Promise<void> } {
   const fresh = (): StatusState => ({ apiKey, down: new Set(), windows: [], garbled: false, calls: 0 });
   let state = fresh();
 
@@ -149,7 +149,8 @@ export function createStatusServices(now: () => Date, apiKey = SANDBOX_STATUS_AP
     return false;
   };
 
-  const register = (app: FastifyInstance): void => {
+  /** The status host's services and their control, as a plugin (registered at the root: the host has no environment prefix). */
+  const routes = async (app: FastifyInstance): Promise<void> => {
     app.get('/api/estatusservicios/obtenerestatus', async (request, reply) => {
       if (!authorized(request, reply)) return reply;
       if (state.garbled) return { servicios: 'todos bien' };
@@ -211,7 +212,7 @@ export function createStatusServices(now: () => Date, apiKey = SANDBOX_STATUS_AP
     }));
   };
 
-  return { control, register };
+  return { control, routes };
 }
 
 /** An instant as the host writes it: `dd-MM-yyyy` and `h:mm AM`, Dominican time. */

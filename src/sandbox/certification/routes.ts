@@ -29,7 +29,7 @@ const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 
 type Params = { rnc: string };
 
-export function certificationRoutes(app: FastifyInstance, deps: CertificationRouteDeps): void {
+export async function certificationRoutes(app: FastifyInstance, deps: CertificationRouteDeps): Promise<void> {
   const { mode } = deps;
   const base = '/_sandbox/certification/:rnc';
 
