@@ -7,8 +7,10 @@ import type { SandboxMessage } from './outcomes.js';
  * answers in the same dialect.
  */
 
+/** A verdict's message as the authority writes it: `valor` first, then `codigo`. */
 export const wireMessage = (m: SandboxMessage) => ({ valor: m.value, codigo: m.code });
 
+/** The query with its keys lower-cased and values trimmed: the authority takes `RNC`, `rnc` or `Rnc` alike (NOTES §3). */
 export function lowerKeys(query: unknown): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = Object.create(null);
   if (query && typeof query === 'object') {
