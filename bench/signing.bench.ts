@@ -11,6 +11,8 @@ import { signEcf } from '../src/engine/documents/sign-ecf.js';
 import { computeTotals } from '../src/engine/documents/totals.js';
 import { validateIssue } from '../src/engine/documents/validate.js';
 import { assertSignable } from '../src/engine/xml/schema-gate.js';
+import { serialize } from '../src/engine/xml/canonical.js';
+import { ecf31 } from '../test/xml/documents.js';
 import { benchDocument, issuer, numbering, payload } from './documents.js';
 import { rate } from './measure.js';
 
@@ -49,6 +51,12 @@ const xmlCrypto = rate(() => {
   void new DOMParser();
 }, 3, 400);
 
+// The canonical writer on a 1,000-line e-CF 31, against JSON.stringify of the same data:
+// it was a timing assertion in test/xml/canonical.test.ts; timings belong here.
+const bigData = ecf31(1000);
+const bigXml = rate(() => serialize('ecf31', bigData), 3, 400);
+const bigJson = rate(() => JSON.stringify(bigData), 3, 400);
+
 const fmt = (n: number) => n.toFixed(0).padStart(7);
 console.log(`document: ${name}, ${Buffer.byteLength(canonical)} bytes`);
 console.log(`raw RSA-2048 sign           ${fmt(raw)} /s`);
@@ -56,3 +64,4 @@ console.log(`ecf signCanonical           ${fmt(ours)} /s   ratio ${(ours / raw).
 console.log(`validate+totals+build+sign   ${fmt(pipeline)} /s   ratio ${(pipeline / raw).toFixed(3)}`);
 console.log(`schema gate (XSD) alone      ${fmt(gate)} /s   ${(1e6 / gate).toFixed(0)} µs per e-CF, ${((100 * pipeline) / gate).toFixed(1)}% of the pipeline's time`);
 console.log(`xml-crypto on same document ${fmt(xmlCrypto)} /s   ratio ${(xmlCrypto / raw).toFixed(3)}`);
+console.log(`serialize 1,000-line e-CF 31  ${fmt(bigXml)} /s   ${(1e3 / bigXml).toFixed(2)} ms each, ${(bigJson / bigXml).toFixed(2)}× JSON.stringify's time`);
