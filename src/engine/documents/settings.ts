@@ -19,7 +19,8 @@ export const documentSettingsOf = (values: Readonly<Record<DocumentSettingKey, u
   sequenceMode: values['sequences.mode'] as DocumentSettings['sequenceMode'],
 });
 
-/** Reads them for a tenant. */
+/** Reads them for a tenant, each as getSetting answers it. */
 export async function readDocumentSettings(engine: Engine, tenantId: string): Promise<DocumentSettings> {
-  return { sequenceMode: await getSetting<DocumentSettings['sequenceMode']>(engine, 'sequences.mode', tenantId) };
+  const values = await Promise.all(DOCUMENT_SETTINGS.map(async (key) => [key, await getSetting(engine, key, tenantId)] as const));
+  return documentSettingsOf(Object.fromEntries(values) as Record<DocumentSettingKey, unknown>);
 }

@@ -28,7 +28,6 @@ export type { ValidationContext } from './header.js';
 export { checkBuyer } from './buyer.js';
 export { checkComputed } from './computed.js';
 export { toleranceWarnings } from './tolerance.js';
-export { Notices } from './notices.js';
 
 /** What the validator could read, for the totals and the checks after them. */
 export interface ReadDocument {
