@@ -1,6 +1,6 @@
 // The invoice the signing bench uses: an e-CF 31 of about 5 KB (12 lines), built by the real pipeline.
 import { computeTotals } from '../src/engine/documents/totals.js';
-import { validateIssue } from '../src/engine/documents/validate.js';
+import { prepareDocument as validateIssue } from '../src/engine/documents/prepare.js';
 import { ecfData, type Issuer } from '../src/engine/documents/ecf-xml.js';
 import { serialize } from '../src/engine/xml/canonical.js';
 

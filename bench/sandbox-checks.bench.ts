@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../src/engine/clock.js';
 import { signingCredentials } from '../src/engine/certificates/certificates.js';
 import { computeTotals } from '../src/engine/documents/totals.js';
-import { validateIssue } from '../src/engine/documents/validate.js';
+import { prepareDocument as validateIssue } from '../src/engine/documents/prepare.js';
 import { signEcf } from '../src/engine/documents/sign-ecf.js';
 import { openEngine } from '../src/engine/engine.js';
 import { signingKey } from '../src/engine/signing/xmldsig.js';

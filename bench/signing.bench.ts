@@ -9,7 +9,7 @@ import forge from 'node-forge';
 import { signCanonical, signingKey } from '../src/engine/signing/xmldsig.js';
 import { signEcf } from '../src/engine/documents/sign-ecf.js';
 import { computeTotals } from '../src/engine/documents/totals.js';
-import { validateIssue } from '../src/engine/documents/validate.js';
+import { prepareDocument as validateIssue } from '../src/engine/documents/prepare.js';
 import { assertSignable } from '../src/engine/xml/schema-gate.js';
 import { serialize } from '../src/engine/xml/canonical.js';
 import { ecf31 } from '../test/xml/documents.js';

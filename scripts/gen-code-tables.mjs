@@ -2,7 +2,7 @@
 /**
  * Reads the names the official e-CF schemas give their codes (in the comment
  * beside each xs:enumeration) and writes
- * src/engine/representation/code-tables.generated.ts: what the printed
+ * src/engine/documents/code-tables.generated.ts: what the printed
  * representation needs to say a code in words (NOTES §17.2 marks Municipio,
  * Provincia and UnidadMedida "P": printed in words).
  *
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_DIR = join(ROOT, 'schemas', 'dgii');
 const SOURCE = 'e-CF 31 v.1.0.xsd';
-const OUT = join(ROOT, 'src', 'engine', 'representation', 'code-tables.generated.ts');
+const OUT = join(ROOT, 'src', 'engine', 'documents', 'code-tables.generated.ts');
 
 /** simpleType name → exported constant, and how a comment becomes the entry. */
 const TABLES = [

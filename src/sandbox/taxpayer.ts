@@ -3,7 +3,7 @@ import forge from 'node-forge';
 import { undici } from '../engine/net/undici.js';
 import { dominicanDate } from '../engine/clock.js';
 import { signEcf } from '../engine/documents/sign-ecf.js';
-import { validateIssue } from '../engine/documents/validate.js';
+import { prepareDocument as validateIssue } from '../engine/documents/prepare.js';
 import { signAcecf } from '../engine/reception/documents.js';
 import { signingKey, type SigningKey } from '../engine/signing/xmldsig.js';
 import { multipartBody } from '../engine/taxauth/client.js';

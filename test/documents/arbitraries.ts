@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { CURRENCIES, PRESENCE, SCHEMA, TAX_CODE } from '../../src/engine/documents/matrix.js';
 import { PAGE_ELEMENTS, SUBTOTAL_ELEMENTS, hasElement } from '../../src/engine/documents/passthrough.js';
 import { ECF_TYPES, type EcfType } from '../../src/engine/documents/payload.js';
-import { PLACES } from '../../src/engine/representation/code-tables.generated.js';
+import { PLACES } from '../../src/engine/documents/code-tables.generated.js';
 
 /**
  * Issue payloads (`IssueEcfCommand`) for the property tests: one generator

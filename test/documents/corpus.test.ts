@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { computeTotals } from '../../src/engine/documents/totals.js';
-import { validateIssue } from '../../src/engine/documents/validate.js';
+import { prepareDocument } from '../../src/engine/documents/prepare.js';
 import { signEcf } from '../../src/engine/documents/sign-ecf.js';
 import type { Issuer } from '../../src/engine/documents/ecf-xml.js';
 import { signingKey } from '../../src/engine/signing/xmldsig.js';
@@ -27,7 +27,7 @@ const issuer: Issuer = {
 const cases = corpus();
 
 function issue(payload: Record<string, unknown>) {
-  const outcome = validateIssue(payload, { sequenceMode: 'managed', today: '2026-03-10' });
+  const outcome = prepareDocument(payload, { sequenceMode: 'managed', today: '2026-03-10' });
   expect(outcome.errors, JSON.stringify(outcome.errors, null, 1)).toEqual([]);
   const doc = outcome.document!;
   const computed = computeTotals(doc.totalsInput);

@@ -1,14 +1,15 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { Issuer } from '../../src/engine/documents/ecf-xml.js';
 import { signEcf, type SignedEcf } from '../../src/engine/documents/sign-ecf.js';
-import { validateIssue, type NormalizedDocument, type ValidationOutcome } from '../../src/engine/documents/validate.js';
+import type { NormalizedDocument } from '../../src/engine/documents/model.js';
+import { prepareDocument, type ValidationOutcome } from '../../src/engine/documents/prepare.js';
 import { signingKey } from '../../src/engine/signing/xmldsig.js';
 import { validateAgainstSchema, type SchemaValidation } from '../../src/engine/xml/xsd.js';
 import type { DocumentKind } from '../../src/engine/xml/schema-trees.generated.js';
 import { makeIdentity } from '../certs.js';
 
 /**
- * The issuing path without the store: validateIssue, then signEcf (which
+ * The issuing path without the store: prepareDocument, then signEcf (which
  * builds the XML, checks it and signs it), then the official schema on the
  * signed bytes. One key per test file; the clock and the day are fixed.
  */
@@ -29,7 +30,7 @@ export const issuer: Issuer = {
   economicActivity: 'Telecomunicaciones',
 };
 
-export const validate = (payload: unknown): ValidationOutcome => validateIssue(payload, { sequenceMode: 'managed', today: TODAY });
+export const validate = (payload: unknown): ValidationOutcome => prepareDocument(payload, { sequenceMode: 'managed', today: TODAY });
 
 export interface Issued {
   readonly outcome: ValidationOutcome;

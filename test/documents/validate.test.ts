@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/engine/money.js';
 import type { EcfType } from '../../src/engine/documents/payload.js';
-import { validateIssue, type Notice, type ValidationContext } from '../../src/engine/documents/validate.js';
+import type { Notice } from '../../src/engine/documents/model.js';
+import { prepareDocument, type ValidationContext } from '../../src/engine/documents/prepare.js';
 
 const TODAY = '2025-06-10';
 const MANAGED: ValidationContext = { sequenceMode: 'managed', today: TODAY };
@@ -45,7 +46,7 @@ function minimal(type: EcfType): Payload {
 const TYPES: EcfType[] = [31, 32, 33, 34, 41, 43, 44, 45, 46, 47];
 
 function run(payload: unknown, context: ValidationContext = MANAGED) {
-  return validateIssue(payload, context);
+  return prepareDocument(payload, context);
 }
 
 /** Asserts that `errors` holds a notice with this path and code, and returns it. */
@@ -75,7 +76,7 @@ const externalExtras = (type: EcfType): Payload => ({
   ...(type === 32 || type === 34 ? {} : { sequenceExpiresOn: '2026-12-31' }),
 });
 
-describe('validateIssue: valid minimal payloads', () => {
+describe('prepareDocument: valid minimal payloads', () => {
   it.each(TYPES)('type %i passes in managed mode', (type) => {
     const r = expectValid(minimal(type));
     expect(r.warnings).toEqual([]);

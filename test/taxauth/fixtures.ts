@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/engine/clock.js';
 import { signingCredentials } from '../../src/engine/certificates/certificates.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { computeTotals } from '../../src/engine/documents/totals.js';
-import { validateIssue } from '../../src/engine/documents/validate.js';
+import { prepareDocument as validateIssue } from '../../src/engine/documents/prepare.js';
 import { signEcf, type SignedEcf } from '../../src/engine/documents/sign-ecf.js';
 import type { Issuer } from '../../src/engine/documents/ecf-xml.js';
 import { setSetting } from '../../src/engine/settings/settings.js';

@@ -3,7 +3,7 @@ import forge from 'node-forge';
 import { undici } from '../net/undici.js';
 import { dominicanDate } from '../clock.js';
 import { signEcf } from '../documents/sign-ecf.js';
-import { validateIssue } from '../documents/validate.js';
+import { prepareDocument as validateIssue } from '../documents/prepare.js';
 import type { Engine } from '../engine.js';
 import { ValidationError } from '../errors.js';
 import { signAcecf } from '../reception/documents.js';

@@ -5,7 +5,7 @@ import { dominicanDate } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, type FieldError } from '../errors.js';
 import { takesRfce } from '../documents/rfce-xml.js';
-import { validateIssue } from '../documents/validate.js';
+import { prepareDocument as validateIssue } from '../documents/prepare.js';
 import { issueEcf } from '../ecf/issue.js';
 import { getEcf } from '../ecf/queries.js';
 import type { EcfView } from '../ecf/views.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { encfOf } from '../sequences/ranges.js';
+import { encfOf } from './encf.js';
 import { signCanonical, signatureTimestamp, type SigningKey } from '../signing/xmldsig.js';
 import type { XmlData } from '../xml/canonical.js';
 import { signable } from '../xml/schema-gate.js';

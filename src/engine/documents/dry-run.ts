@@ -2,12 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { dominicanDate } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { money } from '../money.js';
-import { getSetting } from '../settings/settings.js';
 import { getEmitterProfile } from '../tenants/emitter-profile.js';
 import { takesRfce } from './rfce-xml.js';
 import type { Totals } from './totals.js';
 import { TYPE_NAMES } from './types.js';
-import { validateIssue } from './validate.js';
+import { prepareDocument } from './prepare.js';
+import { readDocumentSettings } from './settings.js';
 
 const NoticeSchema = Type.Object({
   path: Type.String({ description: 'The field, e.g. lines[2].unitPrice; (body) for the whole payload' }),
@@ -59,8 +59,8 @@ export type ValidationResult = Static<typeof ValidationResult>;
  */
 export async function dryRunIssue(engine: Engine, tenantId: string, payload: unknown): Promise<ValidationResult> {
   await getEmitterProfile(engine, tenantId);
-  const sequenceMode = await getSetting<'managed' | 'external'>(engine, 'sequences.mode', tenantId);
-  const outcome = validateIssue(payload, { sequenceMode, today: dominicanDate(engine.clock.now()) });
+  const { sequenceMode } = await readDocumentSettings(engine, tenantId);
+  const outcome = prepareDocument(payload, { sequenceMode, today: dominicanDate(engine.clock.now()) });
   if (!outcome.document) return { valid: false, errors: outcome.errors, warnings: outcome.warnings };
   const doc = outcome.document;
   const computed = doc.computed;

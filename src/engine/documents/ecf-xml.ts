@@ -3,7 +3,7 @@ import { KEEP_EMPTY, type XmlData } from '../xml/canonical.js';
 import type { EcfType } from './payload.js';
 import type { ComputedDocument, Totals } from './totals.js';
 import { computeForeignTotals, type ForeignTotalKey } from './totals.js';
-import type { NormalizedDocument, NormalizedLine } from './validate.js';
+import type { NormalizedDocument, NormalizedLine } from './model.js';
 
 /**
  * Maps a validated payload and its computed totals to the element data of

@@ -1,7 +1,7 @@
 import { Dec } from '../money.js';
 import { NORM_1007_CODES, type AdjustmentInput, type ComputedDocument } from './totals.js';
 import { ECF_CODES } from './codes.js';
-import type { NormalizedLine } from './validate.js';
+import type { NormalizedLine } from './model.js';
 
 /**
  * Norma 10-07 (telecommunications; FMT fields 93 d, 109 d and 115 c, NOTES

@@ -1,5 +1,6 @@
 import { money } from '../money.js';
 import { KEEP_EMPTY, type XmlData } from '../xml/canonical.js';
+import { CONSUMER_THRESHOLD } from './matrix.js';
 import type { Totals } from './totals.js';
 
 /**
@@ -8,10 +9,9 @@ import type { Totals } from './totals.js';
  * thing. It leaves out rates, other currency and lines; it carries the
  * security code of the signed full e-CF.
  */
-export const RFCE_THRESHOLD = '250000.00';
 
 /** Strictly below DOP 250,000.00 (at exactly 250,000.00 the full e-CF goes to the authority). */
-export const takesRfce = (type: number, totals: Totals): boolean => type === 32 && totals.montoTotal.lt(RFCE_THRESHOLD);
+export const takesRfce = (type: number, totals: Totals): boolean => type === 32 && totals.montoTotal.lt(CONSUMER_THRESHOLD);
 
 export function rfceData(ecf: XmlData, totals: Totals, securityCode: string): XmlData {
   const header = ecf.Encabezado as XmlData;

@@ -8,7 +8,7 @@ import type { DocumentKind } from '../xml/schema-trees.generated.js';
 import { ecfData, xmlDate, type Issuer, type Numbering } from './ecf-xml.js';
 import { rfceData, takesRfce } from './rfce-xml.js';
 import type { ComputedDocument } from './totals.js';
-import type { NormalizedDocument } from './validate.js';
+import type { NormalizedDocument } from './model.js';
 
 export interface SignedEcf {
   /** The signed e-CF: these bytes are stored, sent, downloaded and hashed, never re-serialised. */

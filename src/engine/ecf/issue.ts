@@ -6,10 +6,17 @@ import { emit } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { money } from '../money.js';
 import { credentialsIn, type SigningCredentials } from '../certificates/certificates.js';
-import { signEcfOffThread, type SignedEcf } from '../documents/sign-ecf.js';
-import type { ComputedDocument } from '../documents/totals.js';
-import { validateIssue, type NormalizedDocument } from '../documents/validate.js';
-import type { Issuer, Numbering } from '../documents/ecf-xml.js';
+import {
+  DOCUMENT_SETTINGS,
+  documentSettingsOf,
+  prepareDocument,
+  signEcfOffThread,
+  type ComputedDocument,
+  type Issuer,
+  type NormalizedDocument,
+  type Numbering,
+  type SignedEcf,
+} from '../documents/index.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { allocateIn, annulmentOf } from '../sequences/ranges.js';
 import { settingsIn } from '../settings/settings.js';
@@ -144,7 +151,7 @@ type Staged =
     };
 
 const ISSUE_SETTINGS = [
-  'sequences.mode',
+  ...DOCUMENT_SETTINGS,
   'duplicates.mode',
   'duplicates.window_minutes',
   'sequences.low_stock_fraction',
@@ -234,8 +241,8 @@ function readForIssue(engine: Engine, ask: Ask): Promise<{ known: Row } | IssueR
 function prepare(engine: Engine, ask: Ask, { tenant, profile, settings, credentials, duringContingency }: IssueReads): Prepared {
   const environment = ask.environment ?? (tenant.default_environment as Environment);
   const now = engine.clock.now();
-  const sequenceMode = settings['sequences.mode'] as 'managed' | 'external';
-  const outcome = validateIssue(ask.payload, { sequenceMode, today: dominicanDate(now) });
+  const { sequenceMode } = documentSettingsOf(settings);
+  const outcome = prepareDocument(ask.payload, { sequenceMode, today: dominicanDate(now) });
   if (!outcome.document) throw new ValidationError(outcome.errors, 'The e-CF payload has invalid fields.');
   const doc = outcome.document;
   const computed = doc.computed;

@@ -1,5 +1,5 @@
 import { TYPE_NAMES } from '../documents/types.js';
-import { ADDITIONAL_TAXES, MODIFICATION_CODES, PAYMENT_FORMS, PAYMENT_TYPES } from './code-tables.generated.js';
+import { ADDITIONAL_TAXES, MODIFICATION_CODES, PAYMENT_FORMS, PAYMENT_TYPES } from '../documents/code-tables.generated.js';
 import { amount, percentage, placeName, quantity, unitAbbreviation } from './format.js';
 import type { PrintedEcf, PrintedLine } from './reader.js';
 

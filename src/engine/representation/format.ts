@@ -1,4 +1,4 @@
-import { PLACES, UNITS } from './code-tables.generated.js';
+import { PLACES, UNITS } from '../documents/code-tables.generated.js';
 
 /**
  * How values of the signed XML are written on paper: amounts with thousands

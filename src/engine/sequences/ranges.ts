@@ -6,6 +6,7 @@ import { emit } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import type { EcfType } from '../documents/payload.js';
 import { TYPE_NAMES } from '../documents/types.js';
+import { encfOf } from '../documents/encf.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
@@ -23,8 +24,8 @@ export const MAX_SEQUENTIAL = 9_999_999_999;
 /** Types 32 and 34 have no FechaVencimientoSecuencia, so their ranges never expire (NOTES §8). */
 export const NON_EXPIRING: ReadonlySet<number> = new Set([32, 34]);
 
-/** Series, two-digit type, ten-digit number: E310000000001. */
-export const encfOf = (series: string, type: number, sequential: number): string => `${series}${type}${String(sequential).padStart(10, '0')}`;
+/** Series, two-digit type, ten-digit number (kept with the documents, which write it into the ANECF). */
+export { encfOf };
 
 /** E + two-digit type + ten-digit sequence: E310000000001. */
 export const formatEncf = (type: number, sequential: number): string => encfOf(SERIES, type, sequential);
