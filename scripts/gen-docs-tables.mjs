@@ -27,9 +27,18 @@ export const PAGES = { settings: 'docs/settings.md', roles: 'docs/contract/authe
 const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 const code = (value) => '`' + JSON.stringify(value) + '`';
 
+/** What a setting accepts, in the words its schema refuses a wrong value with ("must be …"). */
+function accepts(schema) {
+  const message = schema.errorMessage ?? schema.anyOf?.find((member) => member.errorMessage)?.errorMessage;
+  const words = message ? message.replace(/^must be /, '') : '';
+  return schema.anyOf?.some((member) => member.type === 'null') && !/\bnull\b/.test(words) ? `${words}, or null` : words;
+}
+
 export function settingsTable(settings) {
-  const rows = settings.map((s) => `| \`${s.key}\` | ${s.scope} | ${code(s.default)} | ${cell(s.description)} |`);
-  return ['| key | scope | default | what it does |', '|---|---|---|---|', ...rows].join('\n');
+  const rows = settings.map(
+    (s) => `| \`${s.key}\` | ${s.scope} | ${code(s.default)} | ${cell(accepts(s.schema))} | ${cell(s.description)} |`,
+  );
+  return ['| key | scope | default | accepts | what it does |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
 export function rolesTable(operationRoles, roles) {
