@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -23,6 +23,13 @@ function srcPaths(text: string): string[] {
   return [...found];
 }
 
+/** Targets of markdown links that stay in the repository (no scheme), without their #anchor. */
+function localLinks(text: string): string[] {
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map(([, target = '']) => target.split('#')[0] ?? '')
+    .filter((target) => target !== '' && !/^[a-z]+:/i.test(target));
+}
+
 describe('docs name files that exist', () => {
   const pages = [join(ROOT, 'README.md'), ...pagesUnder(DOCS)];
 
@@ -35,6 +42,11 @@ describe('docs name files that exist', () => {
     it(`every src/ path in ${relative(ROOT, page)} exists`, () => {
       const missing = srcPaths(readFileSync(page, 'utf8')).filter((p) => !existsSync(join(ROOT, p)));
       expect(missing, `moved or renamed? fix the path in ${relative(ROOT, page)}`).toEqual([]);
+    });
+
+    it(`every link of ${relative(ROOT, page)} to a page or file of the repository leads somewhere`, () => {
+      const missing = localLinks(readFileSync(page, 'utf8')).filter((l) => !existsSync(join(dirname(page), l)));
+      expect(missing).toEqual([]);
     });
   }
 });
