@@ -60,6 +60,8 @@ void scripts;
 writeFileSync(join(app, 'package.json'), `${JSON.stringify(shipped, null, 2)}\n`);
 cpSync(join(root, 'installers'), join(out, 'installers'), { recursive: true });
 cpSync(join(root, 'README.md'), join(out, 'README.md'));
+// The README is the front door; its links lead into docs/.
+cpSync(join(root, 'docs'), join(out, 'docs'), { recursive: true });
 
 // ---- production node_modules, as installed here (the native addon already built) ----
 const listed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
