@@ -8,7 +8,7 @@ import { databaseUrlOf, ensureSecretStoreKey, openEngine, type Engine } from '..
 import { EngineError } from '../errors.js';
 import { currentSecretStore } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
-import { COPIED_TABLES, copyStore } from '../store/copy-store.js';
+import { COPIED_TABLES, copyStore } from './copy-store.js';
 import { inTransaction } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect.js';
 import { migrateToLatest } from '../store/migrate.js';
