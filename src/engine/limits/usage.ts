@@ -7,7 +7,7 @@ import { emit, type EventEnvelope } from '../events/outbox.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { onceInCluster } from '../store/locking.js';
 import { requireOrganization } from '../tenants/lookup.js';
-import { fanOut } from '../webhooks/fan-out.js';
+import { fanOut } from '../events/fan-out.js';
 import { reached } from './monthly-cap.js';
 import { greater } from '../store/functions.js';
 
