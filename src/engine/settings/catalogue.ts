@@ -1,6 +1,6 @@
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../schema-types.js';
-import { isCidr } from '../webhooks/address-guard.js';
+import { isCidr } from '../net/addresses.js';
 import { LayoutSchema } from './layouts.js';
 
 FormatRegistry.Set('cidr', isCidr);
