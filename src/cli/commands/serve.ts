@@ -7,7 +7,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
 import type { FolderWatcher } from '../../engine/watch/folder.js';
-import type { StatusWatch } from '../../engine/taxauth/status-watch.js';
+import type { StatusWatch } from '../../engine/submission/status-watch.js';
 import type { RunningWork } from '../../engine/background-work.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
 import type { EngineLog } from '../../engine/log/logger.js';
@@ -115,7 +115,7 @@ export default class Serve extends EcfCommand {
         const [{ startBackgroundWork }, { startScheduler }, { startStatusWatch }] = await Promise.all([
           import('../../engine/background-work.js'),
           import('../../jobs/scheduler.js'),
-          import('../../engine/taxauth/status-watch.js'),
+          import('../../engine/submission/status-watch.js'),
         ]);
         work = await startBackgroundWork(engine, {
           onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
