@@ -28,18 +28,18 @@
  *   9. tenants       tenants/ writes (organizations, tenants, keys, members;
  *                    they note usage in limits)
  *  10. certificates  certificates/
- *  11. metrics       metrics/
- *  12. taxauth       taxauth/ (the authority's client and its status)
- *  13. documents     documents/ (model, validation, totals, XML builders)
- *  14. representation representation/ (the printed PDF)
- *  15. sequences     sequences/ (ranges, numbers, annulments)
- *  16. submission    submission/ (sending, ladders, contingency and the
+ *  11. taxauth       taxauth/ (the authority's client, its status, the
+ *                    listener port its calls report through)
+ *  12. documents     documents/ (model, validation, totals, XML builders)
+ *  13. representation representation/ (the printed PDF)
+ *  14. sequences     sequences/ (ranges, numbers, annulments)
+ *  15. submission    submission/ (sending, ladders, contingency and the
  *                    watch that switches it from the authority's status)
- *  17. ecf           ecf/ (issuing and the e-CF queries)
- *  18. areas that only consume the ones above, in no order among
- *      themselves: reception/, webhooks/, health/, setup/, certification/,
- *      watch/ (leaving the engine for src/watch/)
- *  19. composition   engine.ts (opens the store: the Engine), the work
+ *  16. ecf           ecf/ (issuing and the e-CF queries)
+ *  17. areas that only consume the ones above, in no order among
+ *      themselves: reception/, webhooks/, health/, metrics/, setup/,
+ *      certification/, watch/ (leaving the engine for src/watch/)
+ *  18. composition   engine.ts (opens the store: the Engine), the work
  *                    registry (work-handlers.ts) and the background work that
  *                    runs it (background-work.ts), backup/ (it opens engines
  *                    of its own). Any layer may import the Engine *type* from
@@ -66,14 +66,13 @@ const LAYERS = [
   ['limits', '^src/engine/limits/'],
   ['tenants', '^src/engine/tenants/(?!lookup[.]ts$)'],
   ['certificates', '^src/engine/certificates/'],
-  ['metrics', '^src/engine/metrics/'],
   ['taxauth', '^src/engine/taxauth/'],
   ['documents', '^src/engine/documents/'],
   ['representation', '^src/engine/representation/'],
   ['sequences', '^src/engine/sequences/'],
   ['submission', '^src/engine/submission/'],
   ['ecf', '^src/engine/ecf/'],
-  ['consumers', '^src/engine/(reception|webhooks|health|setup|certification|watch)/'],
+  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|watch)/'],
   ['composition', '^src/engine/(engine|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];
 
@@ -82,10 +81,6 @@ const LAYERS = [
  * entry is exempt from the layer rule and nothing else.
  */
 const KNOWN_UPWARD = [
-  // The metrics snapshot reads the contingency state (submission/), while the
-  // authority client counts its calls in metrics/taxauth-calls.ts: that
-  // counter belongs in taxauth/, then metrics can sit above submission.
-  { from: '^src/engine/metrics/store-snapshot[.]ts$', to: '^src/engine/submission/contingency[.]ts$' },
   // Sending reads the e-CF row's view and queries of ecf/, while issuing
   // (ecf/issue.ts) enqueues the sending: the views and queries belong below
   // submission (an e-CF records area), issuing above it.
