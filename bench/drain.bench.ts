@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openEngine, type Engine } from '../src/engine/engine.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { setSetting } from '../src/engine/settings/settings.js';
-import { runBackgroundWork } from '../src/engine/work/background.js';
+import { runBackgroundWork } from '../src/engine/background-work.js';
 import { payload } from './documents.js';
 import { startSandboxChild } from './sandbox-child.js';
 import { seedBenchIssuer } from './seed.js';

@@ -17,7 +17,7 @@ import { ManualClock } from '../src/engine/clock.js';
 import { openEngine } from '../src/engine/engine.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { setSetting } from '../src/engine/settings/settings.js';
-import { WORK_HANDLERS } from '../src/engine/work/handlers.js';
+import { WORK_HANDLERS } from '../src/engine/work-handlers.js';
 import { leaseOwnerName, pendingWork } from '../src/engine/work/queue.js';
 import { runDueWork } from '../src/engine/work/run.js';
 import { validateAgainstSchema } from '../src/engine/xml/xsd.js';

@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock } from './clock.js';
-import { DATABASE_FILE, DATABASE_URL_FILE, SECRET_KEY_FILE } from './data-dir.js';
+import { DATABASE_FILE, DATABASE_URL_FILE } from './data-dir.js';
 import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
 import { isPostgresUrl, type StoreDialect } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
 import { newRestartSignal, startCheckpointer, type RestartSignal } from './store/checkpointer.js';
 import { silentLog, type EngineLog } from './log/logger.js';
+
+// Kept importable from here for the callers that create a data directory (ecf init, restore, tests).
+export { ensureSecretStoreKey } from './secrets/key-file.js';
 
 /** What every engine function works against: the store and the clock. */
 export interface Engine {
@@ -105,18 +107,4 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       await checkpointer?.stop();
     },
   };
-}
-
-/**
- * Creates the key of the encrypted-file secret store if it is absent. It lives
- * beside the database, never inside it, readable by its owner only.
- * Returns true when a new key was written.
- */
-export function ensureSecretStoreKey(dataDir: string): boolean {
-  const file = join(dataDir, SECRET_KEY_FILE);
-  if (existsSync(file)) return false;
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return true;
 }

@@ -27,7 +27,7 @@ export const jobFile = (name: string): string => join(here, `${name}${ext}`);
  * first runs are spread 10 s apart, and as every interval is a multiple of
  * 15 minutes they stay apart, so at most one is alive at a time. Submission
  * and deliveries are not here: `ecf serve` runs them continuously
- * (engine/work/background.ts).
+ * (engine/background-work.ts).
  */
 export const DEFAULT_JOBS: readonly JobSpec[] = [
   { name: 'webhook-purge', path: jobFile('webhook-purge'), interval: '6h', firstRunAfterMs: 10_000 },

@@ -17,7 +17,7 @@ import { readStatusKey, setStatusKey } from '../../src/engine/taxauth/status-key
 import { storeOf } from '../../src/engine/secrets/select.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { parseXml, verifySignature } from '../../src/engine/signing/verify.js';
-import { COPIED_TABLES, DERIVED_TABLES } from '../../src/engine/store/copy-store.js';
+import { COPIED_TABLES, DERIVED_TABLES } from '../../src/engine/backup/copy-store.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { buildApp } from '../../src/http/app.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

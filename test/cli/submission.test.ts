@@ -5,7 +5,7 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { getEcf } from '../../src/engine/ecf/queries.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { runDueWork } from '../../src/engine/work/run.js';
-import { WORK_HANDLERS } from '../../src/engine/work/handlers.js';
+import { WORK_HANDLERS } from '../../src/engine/work-handlers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { invoice31, seedIssuer, testDataDir } from '../helpers.js';
 

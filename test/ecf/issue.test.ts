@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openEngine } from '../../src/engine/engine.js';
-import { createRowTrigger, dropRowTrigger } from '../../src/engine/store/ddl.js';
+import { createRowTrigger, dropRowTrigger } from '../../src/engine/store/migrations/ddl.js';
 import { STORE, invoice31, seedIssuer, seedTenant, testEngine } from '../helpers.js';
 import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
 

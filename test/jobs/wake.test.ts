@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getEcf } from '../../src/engine/ecf/queries.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { POLL_LADDER_MS } from '../../src/engine/submission/rules.js';
-import { startBackgroundWork } from '../../src/engine/work/background.js';
+import { startBackgroundWork } from '../../src/engine/background-work.js';
 import { ringWorkBell } from '../../src/engine/work/bell.js';
 import { pendingWork } from '../../src/engine/work/queue.js';
 import { DEFAULT_JOBS, startScheduler } from '../../src/jobs/scheduler.js';

@@ -7,7 +7,7 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { ecfXml } from '../../src/engine/ecf/queries.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
-import { COPIED_TABLES, DERIVED_TABLES, EPHEMERAL_TABLES, SECRET_TABLES, copyStore } from '../../src/engine/store/copy-store.js';
+import { COPIED_TABLES, DERIVED_TABLES, EPHEMERAL_TABLES, SECRET_TABLES, copyStore } from '../../src/engine/backup/copy-store.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { allowLoopback } from '../webhooks/harness.js';
 import { storeOf } from '../../src/engine/secrets/select.js';

@@ -5,7 +5,7 @@ import { listRanges } from '../../src/engine/sequences/ranges.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { inGroupCommit } from '../../src/engine/store/group-commit.js';
 import type { Tx } from '../../src/engine/store/database.js';
-import { createRowTrigger } from '../../src/engine/store/ddl.js';
+import { createRowTrigger } from '../../src/engine/store/migrations/ddl.js';
 import { STORE, invoice31, seedIssuer, testEngine } from '../helpers.js';
 
 const put = (tx: Tx, key: string) => tx.insertInto('platform_state').values({ key, value: '"x"', updated_at: '2026-03-10T14:00:00.000Z' }).execute();

@@ -4,7 +4,7 @@ import { getEcf } from '../../src/engine/ecf/queries.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { contingencyState, setContingency } from '../../src/engine/submission/contingency.js';
 import { runDueWork } from '../../src/engine/work/run.js';
-import { WORK_HANDLERS } from '../../src/engine/work/handlers.js';
+import { WORK_HANDLERS } from '../../src/engine/work-handlers.js';
 import { invoice31, seedTenant } from '../helpers.js';
 import { harness } from './harness.js';
 

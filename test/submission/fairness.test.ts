@@ -3,7 +3,7 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { POLL_LADDER_MS } from '../../src/engine/submission/rules.js';
-import { runBackgroundWork } from '../../src/engine/work/background.js';
+import { runBackgroundWork } from '../../src/engine/background-work.js';
 import { ringWorkBell } from '../../src/engine/work/bell.js';
 import { invoice31, seedIssuer, waitUntil } from '../helpers.js';
 import { harness } from './harness.js';

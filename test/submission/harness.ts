@@ -1,7 +1,7 @@
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { runDueWork } from '../../src/engine/work/run.js';
-import { WORK_HANDLERS } from '../../src/engine/work/handlers.js';
+import { WORK_HANDLERS } from '../../src/engine/work-handlers.js';
 import { pendingWork } from '../../src/engine/work/queue.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { getEcf } from '../../src/engine/ecf/queries.js';

@@ -3,7 +3,7 @@
 // authority before the first send had arrived, and sent again.
 import { describe, expect, it } from 'vitest';
 import { getEcf } from '../../src/engine/ecf/queries.js';
-import { runBackgroundWork } from '../../src/engine/work/background.js';
+import { runBackgroundWork } from '../../src/engine/background-work.js';
 import { ringWorkBell } from '../../src/engine/work/bell.js';
 import { claim, complete, leaseOwnerName, reschedule } from '../../src/engine/work/queue.js';
 import { DEFAULT_LEASE_MS } from '../../src/engine/work/run.js';

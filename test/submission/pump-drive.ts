@@ -1,6 +1,6 @@
 import type { ManualClock } from '../../src/engine/clock.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { runBackgroundWork } from '../../src/engine/work/background.js';
+import { runBackgroundWork } from '../../src/engine/background-work.js';
 import { pendingWork, type WorkItem } from '../../src/engine/work/queue.js';
 
 /**

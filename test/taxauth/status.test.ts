@@ -4,7 +4,7 @@ import { contingencyState, noteTransportFailure, noteTransportSuccess, setContin
 import { authorityStatus, STATUS_TTL_MS } from '../../src/engine/taxauth/authority-status.js';
 import { checkConnection } from '../../src/engine/taxauth/connection.js';
 import { readStatusKey, setStatusKey, statusKeyInfo, unsetStatusKey } from '../../src/engine/taxauth/status-key.js';
-import { watchTick } from '../../src/engine/taxauth/status-watch.js';
+import { watchTick } from '../../src/engine/submission/status-watch.js';
 import { TokenCache } from '../../src/engine/taxauth/token-cache.js';
 import { authorityStatusChecks, authorityStatusCheck } from '../../src/engine/health/authority-status.js';
 import { SANDBOX_STATUS_API_KEY } from '../../src/sandbox/index.js';

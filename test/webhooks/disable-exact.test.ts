@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { runBackgroundWork } from '../../src/engine/work/background.js';
+import { runBackgroundWork } from '../../src/engine/background-work.js';
 import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';
 import { createWebhook, getWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { DISABLE_AFTER_FAILURES, PER_ENDPOINT_CONCURRENCY } from '../../src/engine/webhooks/rules.js';

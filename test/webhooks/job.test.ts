@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
-import { startBackgroundWork } from '../../src/engine/work/background.js';
+import { startBackgroundWork } from '../../src/engine/background-work.js';
 import { createWebhook } from '../../src/engine/webhooks/endpoints.js';
 import { DEFAULT_JOBS, startScheduler } from '../../src/jobs/scheduler.js';
 import { seedTenant, testDataDir, waitUntil } from '../helpers.js';

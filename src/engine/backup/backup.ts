@@ -119,7 +119,7 @@ async function sqliteSnapshot(engine: Engine, snapshotFile: string): Promise<voi
  * the backup seals them under the passphrase instead.
  */
 async function copyIntoSqlite(engine: Engine, scratch: string): Promise<void> {
-  const { copyStore } = await import('../store/copy-store.js');
+  const { copyStore } = await import('./copy-store.js');
   const copy = await openEngine({ dataDir: scratch, databaseUrl: null, clock: engine.clock });
   try {
     await copyStore(engine, copy, { carrySecrets: false });

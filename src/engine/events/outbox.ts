@@ -3,7 +3,7 @@ import type { Db, Tx } from '../store/database.js';
 import type { EventsTable } from '../store/schema.js';
 import { newEventId } from '../ids.js';
 import { EVENT_API_VERSION, type EventType } from './catalogue.js';
-import { fanOut } from '../webhooks/fan-out.js';
+import { fanOut } from './fan-out.js';
 import type { Selectable } from 'kysely';
 
 /** The envelope of the contract, as receivers get it. */

@@ -3,7 +3,7 @@ import type { Environment } from '../schema-types.js';
 import { STATUS_STALE_MS, authorityStatus, statusView, type RefreshMode } from '../taxauth/authority-status.js';
 import type { HealthCheck } from './checks.js';
 import { environmentsInUse } from './checks.js';
-import type { ReadinessCheck, ReadinessResult } from './readiness.js';
+import type { ReadinessCheck, ReadinessResult } from './readiness-check.js';
 
 /**
  * The authority's own word on its services (the status host, NOTES §3):

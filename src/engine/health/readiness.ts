@@ -9,6 +9,7 @@ import { contingencyState } from '../submission/contingency.js';
 import { authorityStatusCheck } from './authority-status.js';
 import { environmentsInUse } from './checks.js';
 import { schedulerPulses } from './heartbeat.js';
+import type { ReadinessCheck, ReadinessResult, ReadinessStatus } from './readiness-check.js';
 
 /**
  * The readiness checks: one list that `GET /readyz` and `ecf doctor` both
@@ -22,20 +23,7 @@ import { schedulerPulses } from './heartbeat.js';
  * be reached the appliance keeps issuing in contingency, and a load balancer
  * that took every node out because of it would stop issuing too.
  */
-export type ReadinessStatus = 'ok' | 'warn' | 'fail';
-
-export interface ReadinessResult {
-  readonly name: string;
-  readonly status: ReadinessStatus;
-  readonly detail: string;
-}
-
-export interface ReadinessCheck {
-  /** The check's name; a check per environment names each result `name:environment`. */
-  readonly name: string;
-  /** Its results; none when it does not apply here (the scheduler in a process without jobs). */
-  run(engine: Engine): Promise<readonly ReadinessResult[]>;
-}
+export type { ReadinessCheck, ReadinessResult, ReadinessStatus } from './readiness-check.js';
 
 export interface Readiness {
   readonly ready: boolean;

@@ -8,8 +8,8 @@ import { DateTime, Nullable, Uuid } from '../schema-types.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import type { EmissionPausesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
-import { requireOrganization } from '../tenants/organizations.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireOrganization } from '../tenants/lookup.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 
 /**

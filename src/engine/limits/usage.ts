@@ -6,8 +6,8 @@ import type { EventType } from '../events/catalogue.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { onceInCluster } from '../store/locking.js';
-import { requireOrganization } from '../tenants/organizations.js';
-import { fanOut } from '../webhooks/fan-out.js';
+import { requireOrganization } from '../tenants/lookup.js';
+import { fanOut } from '../events/fan-out.js';
 import { reached } from './monthly-cap.js';
 import { greater } from '../store/functions.js';
 

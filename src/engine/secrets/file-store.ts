@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { EngineError } from '../errors.js';
 import { SECRET_KEY_FILE } from '../data-dir.js';
-import { ensureSecretStoreKey } from '../engine.js';
+import { ensureSecretStoreKey } from './key-file.js';
 import type { SecretStore } from './secret-store.js';
 
 /** Where the sealed bodies rest, by the hash of the secret's name. */

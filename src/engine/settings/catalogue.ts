@@ -1,7 +1,7 @@
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../schema-types.js';
-import { isCidr } from '../webhooks/address-guard.js';
-import { LayoutSchema } from '../representation/layouts.js';
+import { isCidr } from '../net/addresses.js';
+import { LayoutSchema } from './layouts.js';
 
 FormatRegistry.Set('cidr', isCidr);
 

@@ -2,7 +2,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import type { Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
 import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';

@@ -13,7 +13,7 @@ import { STATUS_SNAPSHOT_STATE, readStatusKey, statusKeyInfo } from './status-ke
  * reads the same answer without calling the host: a readiness probe reads
  * it, never refreshes it. It is refreshed when older than STATUS_TTL_MS
  * (by engine.clock) by whoever asks for a live answer: the status watch of
- * `ecf serve` (status-watch.ts), `ecf doctor`, `ecf taxauth check`,
+ * `ecf serve` (submission/status-watch.ts), `ecf doctor`, `ecf taxauth check`,
  * `GET /api/v1/taxauth/connection`.
  */
 

@@ -6,7 +6,7 @@ import type { Environment } from '../schema-types.js';
 import { clientSettings } from './environments.js';
 import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, tlsConnectOptions, type TaxauthTls } from './tls.js';
 import { TaxauthError, collapseErrorBody, decodeEntities } from './errors.js';
-import { observeTaxauthCall } from '../metrics/taxauth-calls.js';
+import { observeTaxauthCall } from './call-listeners.js';
 import {
   STATUS_TEXT,
   asList,

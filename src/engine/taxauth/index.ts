@@ -7,6 +7,5 @@ export type * from './types.js';
 export { authorityStatus, currentWindow, nextWindow, readStatusSnapshot, statusView, NOT_CONFIGURED, STATUS_TTL_MS, type AuthorityStatusView, type StatusSnapshot } from './authority-status.js';
 export { StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
 export { readStatusKey, setStatusKey, statusKeyInfo, unsetStatusKey, type StatusKeyInfo } from './status-key.js';
-export { startStatusWatch, watchTick, type StatusWatch } from './status-watch.js';
 export { DEFAULT_TLS, probeTls, type TaxauthTls, type TlsProbe } from './tls.js';
 export { tlsChecks, type HostTls } from './tls-check.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Engine } from '../engine.js';
-import { conflict, notFound } from '../errors.js';
-import { isUuid, newId } from '../ids.js';
+import { conflict } from '../errors.js';
+import { newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 import type { OrganizationsTable } from '../store/schema.js';
@@ -16,14 +16,9 @@ import {
 } from './schemas.js';
 import { emitted, memberView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
+import { requireOrganization } from './lookup.js';
 
-/** `forUpdate`: the caller's transaction checks a cap of the organization; other such writers wait for it. */
-export async function requireOrganization(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Selectable<OrganizationsTable>> {
-  const query = db.selectFrom('organizations').selectAll().where('id', '=', id);
-  const row = isUuid(id) ? await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst() : undefined;
-  if (!row) throw notFound('Organization');
-  return row;
-}
+export { requireOrganization };
 
 async function organizationView(db: Db, r: Selectable<OrganizationsTable>): Promise<OrganizationView> {
   const [tenants, members] = await Promise.all([

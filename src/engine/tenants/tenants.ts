@@ -1,13 +1,10 @@
-import type { Selectable } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
-import { prepared } from '../store/prepared.js';
-import type { TenantsTable } from '../store/schema.js';
 import { check } from '../validation.js';
-import { requireOrganization } from './organizations.js';
+import { requireOrganization, requireTenant } from './lookup.js';
 import {
   CreateTenantInput,
   UpdateTenantInput,
@@ -16,16 +13,7 @@ import {
 import { tenantView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
-// Read by every request that issues: answered from memory until the store changes.
-const tenantById = prepared((db, p: { id: string }) => db.selectFrom('tenants').selectAll().where('id', '=', p.id), { reuseUntilCommit: true });
-const tenantByIdForUpdate = prepared((db, p: { id: string }) => forUpdate(db, db.selectFrom('tenants').selectAll().where('id', '=', p.id)));
-
-/** `forUpdate`: the caller's transaction writes what depends on this tenant; other such writers wait for it. */
-export async function requireTenant(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Selectable<TenantsTable>> {
-  const row = isUuid(id) ? (await (options.forUpdate ? tenantByIdForUpdate : tenantById)(db, { id }))[0] : undefined;
-  if (!row) throw notFound('Tenant');
-  return row;
-}
+export { requireTenant };
 
 /**
  * Creates a tenant, inside an organization when one is given: the plan's

@@ -1,8 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import { searchKey } from '../../ecf/search-key.js';
-import { createRowTrigger, dropRowTrigger, rowKey, withoutRowid } from '../ddl.js';
+import { createRowTrigger, dropRowTrigger, rowKey, withoutRowid } from './ddl.js';
 
 const BACKFILL_BATCH = 5000;
+
+/**
+ * A copy of ecf/search-key.ts as it was when this migration was written: the
+ * backfill must write the keys of that day even if the live rule changes
+ * (a change would come with a migration of its own).
+ */
+const searchKey = (text: string): string => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 /**
  * Measured on a million e-CF: the list's exact `totalCount` was a count over

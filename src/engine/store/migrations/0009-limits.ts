@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { createRowTrigger, dominicanMonth, dropRowTrigger, withoutRowid } from '../ddl.js';
+import { createRowTrigger, dominicanMonth, dropRowTrigger, withoutRowid } from './ddl.js';
 
 /**
  * Tenant limits and alerts.

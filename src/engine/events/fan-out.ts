@@ -1,4 +1,4 @@
-import { categoryOf, type EventType } from '../events/catalogue.js';
+import { categoryOf, type EventType } from './catalogue.js';
 import { newId } from '../ids.js';
 import type { Tx } from '../store/database.js';
 import { announceWork } from '../work/queue.js';
@@ -11,6 +11,10 @@ export function entryMatches(entry: string, type: EventType): boolean {
 }
 
 /**
+ * Lives with the outbox, not in webhooks/: it is part of writing an event
+ * (the same transaction), and webhooks/ reads the events catalogue and
+ * outbox, so the outbox must not import webhooks/.
+ *
  * Writes one pending delivery, due now, for each enabled endpoint of the
  * tenant subscribed to the event. Runs inside the transaction that records
  * the event (outbox `emit`), so an event and its deliveries commit together.

@@ -2,10 +2,10 @@ import { createHash, type Hash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict } from '../errors.js';
-import { secretReferencesIn } from '../backup/secret-refs.js';
+import { secretReferencesIn } from './secret-refs.js';
 import { storeOf } from '../secrets/select.js';
-import { dialectOf } from './dialect.js';
-import type { Database } from './schema.js';
+import { dialectOf } from '../store/dialect.js';
+import type { Database } from '../store/schema.js';
 
 type Executor = Kysely<Database>;
 type Row = Record<string, unknown>;

@@ -1,15 +1,15 @@
-import type { Engine } from '../engine.js';
-import { RECEIVERS_CONCURRENCY } from '../reception/rules.js';
-import { getSetting } from '../settings/settings.js';
-import { releaseDeliveries, webhookSource, type AttemptResult } from '../webhooks/delivery.js';
-import { WEBHOOKS_CONCURRENCY } from '../webhooks/rules.js';
-import { WORK_HANDLERS } from './handlers.js';
-import { RECEIVERS_GROUP, WEBHOOKS_GROUP } from './lanes.js';
-import { pump, type PumpStats } from './pump.js';
-import { listenForWork } from './notify.js';
-import { leaseOwnerName, releaseLeases } from './queue.js';
-import { TRANSPORT_LADDER_MS } from '../submission/rules.js';
-import { workTableSource, type ItemResult } from './run.js';
+import type { Engine } from './engine.js';
+import { RECEIVERS_CONCURRENCY } from './reception/rules.js';
+import { getSetting } from './settings/settings.js';
+import { releaseDeliveries, webhookSource, type AttemptResult } from './webhooks/delivery.js';
+import { WEBHOOKS_CONCURRENCY } from './webhooks/rules.js';
+import { WORK_HANDLERS } from './work-handlers.js';
+import { RECEIVERS_GROUP, WEBHOOKS_GROUP } from './work/lanes.js';
+import { pump, type PumpStats } from './work/pump.js';
+import { listenForWork } from './work/notify.js';
+import { leaseOwnerName, releaseLeases } from './work/queue.js';
+import { TRANSPORT_LADDER_MS } from './submission/rules.js';
+import { workTableSource, type ItemResult } from './work/run.js';
 
 /** Work without a lane (written before lanes existed) runs a few at a time. */
 const DEFAULT_GROUP_CONCURRENCY = 8;

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine.js';
-import { applyMaintenanceWindows, contingencyState, type ContingencyState } from '../submission/contingency.js';
-import { authorityStatus, readStatusSnapshot } from './authority-status.js';
-import { statusKeyInfo } from './status-key.js';
+import { applyMaintenanceWindows, contingencyState, type ContingencyState } from './contingency.js';
+import { authorityStatus, readStatusSnapshot } from '../taxauth/authority-status.js';
+import { statusKeyInfo } from '../taxauth/status-key.js';
 
 /** How often the watch looks at the clock against the announced windows (no call to the host unless the snapshot is older than its TTL). */
 export const WATCH_INTERVAL_MS = 60_000;

@@ -1,13 +1,25 @@
-import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
-import { dialectOf } from './dialect.js';
-
-export { rowKey } from './functions.js';
+import { PostgresAdapter, sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
 
 /**
  * The dialect-specific pieces of the migrations. Each migration is written
  * once; what SQLite and PostgreSQL spell differently is asked for here.
- * Column types are mapped for PostgreSQL by postgres-ddl.ts.
+ * Column types are mapped for PostgreSQL by store/postgres-ddl.ts.
+ *
+ * Frozen with the migrations: this file imports kysely only, never the
+ * engine, so a migration runs the same SQL however the live code changes
+ * later. What it needs from the store (the dialect test, the row key) is a
+ * copy, not an import.
  */
+
+/** A copy of store/dialect.ts `dialectOf`, as it was when these migrations were written. */
+function dialectOf(db: Kysely<any>): 'sqlite' | 'postgres' {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/** A copy of store/functions.ts `rowKey`: SQLite's rowid, PostgreSQL's id, to page through a table in key order. */
+export function rowKey(db: Kysely<any>): { readonly ref: RawBuilder<number | string>; readonly first: number | string } {
+  return dialectOf(db) === 'sqlite' ? { ref: sql`rowid`, first: 0 } : { ref: sql`id`, first: '' };
+}
 
 /** SQLite keeps a small table keyed by its primary key in that key's b-tree; PostgreSQL has no such storage choice. */
 export function withoutRowid<T extends string, C extends string>(db: Kysely<unknown>, table: CreateTableBuilder<T, C>): CreateTableBuilder<T, C> {

@@ -1,0 +1,185 @@
+/**
+ * Which way imports go (issue 26, step 2). `npm run lint:imports` checks it;
+ * `npm test` runs that first, after the build.
+ *
+ * The engine's layers, lowest first. A file may import its own layer and the
+ * layers below it, never one above. Within a layer (the domain areas listed
+ * on one line) there is no order, only "no circles".
+ *
+ *   1. foundation    clock, money, ids, errors, schema-types, validation,
+ *                    paging, data-dir (src/engine/*.ts), log/logger.ts,
+ *                    net/ (HTTP agent, addresses and CIDR blocks),
+ *                    xml/ (canonical XML, the schema gate), signing/
+ *   2. store         store/ (kysely, dialects, transactions, locking); its
+ *                    migrations are apart, see "migrations" below
+ *   3. records       the rows every area reads: tenants/lookup.ts
+ *                    (requireTenant, requireOrganization) and
+ *                    log/state-change.ts (logs after the store commits)
+ *   4. settings      settings/ (the catalogue validates with net/addresses.ts
+ *                    and its own layouts.ts, and looks tenants up in
+ *                    records: it imports no domain area)
+ *   5. secrets       secrets/ (reads the secrets.store setting)
+ *   6. work          work/ (the durable queue: claim, lease, pump, lanes;
+ *                    never the handlers of the work it runs)
+ *   7. events        events/ (catalogue, outbox and the webhook fan-out
+ *                    written in the event's own transaction)
+ *   8. limits        limits/ (caps, pauses, usage; reads tenants through
+ *                    records)
+ *   9. tenants       tenants/ writes (organizations, tenants, keys, members;
+ *                    they note usage in limits)
+ *  10. certificates  certificates/
+ *  11. taxauth       taxauth/ (the authority's client, its status, the
+ *                    listener port its calls report through)
+ *  12. documents     documents/ (model, validation, totals, XML builders)
+ *  13. representation representation/ (the printed PDF)
+ *  14. sequences     sequences/ (ranges, numbers, annulments)
+ *  15. submission    submission/ (sending, ladders, contingency and the
+ *                    watch that switches it from the authority's status)
+ *  16. ecf           ecf/ (issuing and the e-CF queries)
+ *  17. areas that only consume the ones above, in no order among
+ *      themselves: reception/, webhooks/, health/, metrics/, setup/,
+ *      certification/, watch/ (leaving the engine for src/watch/)
+ *  18. composition   engine.ts (opens the store: the Engine), the work
+ *                    registry (work-handlers.ts) and the background work that
+ *                    runs it (background-work.ts), backup/ (it opens engines
+ *                    of its own). Any layer may import the Engine *type* from
+ *                    engine.ts; only composition imports its values.
+ *
+ * Outside the layers:
+ *   - migrations (store/migrations/) are frozen in time: they import kysely
+ *     and node only, each with its own copy of what it needs, so the SQL a
+ *     migration runs never changes when live code does.
+ *   - the engine never imports an adapter (src/http, src/cli, src/jobs,
+ *     src/watch) nor the sandbox, nor fastify, oclif, bree or chokidar.
+ *   - adapters import an engine area only through its front door,
+ *     src/engine/<area>/index.ts, or a root-level engine file.
+ */
+
+const LAYERS = [
+  ['foundation', '^src/engine/(clock|money|ids|errors|schema-types|validation|paging|data-dir)[.]ts$|^src/engine/(net|xml|signing)/|^src/engine/log/logger[.]ts$'],
+  ['store', '^src/engine/store/(?!migrations/)'],
+  ['records', '^src/engine/tenants/lookup[.]ts$|^src/engine/log/state-change[.]ts$'],
+  ['settings', '^src/engine/settings/'],
+  ['secrets', '^src/engine/secrets/'],
+  ['work', '^src/engine/work/'],
+  ['events', '^src/engine/events/'],
+  ['limits', '^src/engine/limits/'],
+  ['tenants', '^src/engine/tenants/(?!lookup[.]ts$)'],
+  ['certificates', '^src/engine/certificates/'],
+  ['taxauth', '^src/engine/taxauth/'],
+  ['documents', '^src/engine/documents/'],
+  ['representation', '^src/engine/representation/'],
+  ['sequences', '^src/engine/sequences/'],
+  ['submission', '^src/engine/submission/'],
+  ['ecf', '^src/engine/ecf/'],
+  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|watch)/'],
+  ['composition', '^src/engine/(engine|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
+];
+
+/**
+ * Upward imports that remain, each named, to be removed (not added to). An
+ * entry is exempt from the layer rule and nothing else.
+ */
+const KNOWN_UPWARD = [
+  // Sending reads the e-CF row's view and queries of ecf/, while issuing
+  // (ecf/issue.ts) enqueues the sending: the views and queries belong below
+  // submission (an e-CF records area), issuing above it.
+  { from: '^src/engine/submission/(submit|wait|retry)[.]ts$', to: '^src/engine/ecf/(views|queries)[.]ts$' },
+  // documents/ is restructured by the pipeline helper of issue 26: the code
+  // tables the validator reads and the range check of the ANECF builder are
+  // to come from below documents.
+  { from: '^src/engine/documents/validate[.]ts$', to: '^src/engine/representation/code-tables[.]generated[.]ts$' },
+  { from: '^src/engine/documents/anecf-xml[.]ts$', to: '^src/engine/sequences/ranges[.]ts$' },
+];
+
+const COMPOSITION_ROOT = '^src/engine/engine[.]ts$';
+
+function layerRules() {
+  const rules = [];
+  LAYERS.forEach(([name, path], i) => {
+    const above = LAYERS.slice(i + 1).map(([, p]) => `(${p})`).join('|');
+    if (!above) return;
+    // Each known upward import is exempt through a pathNot on the rule of the layer it starts from.
+    const known = KNOWN_UPWARD.filter((k) => fromMatchesLayer(k.from, path));
+    for (const k of known) {
+      rules.push({
+        name: `layer-${name}-imports-no-layer-above`,
+        severity: 'error',
+        from: { path: k.from },
+        to: { path: above, pathNot: `${COMPOSITION_ROOT}|${k.to}` },
+      });
+    }
+    rules.push({
+      name: `layer-${name}-imports-no-layer-above`,
+      comment: `${name} imports only its own layer and the layers below it (see the layer list at the top of .dependency-cruiser.cjs).`,
+      severity: 'error',
+      from: { path, pathNot: known.map((k) => k.from) },
+      to: { path: above, pathNot: COMPOSITION_ROOT },
+    });
+    // The Engine type is every engine function's first parameter; its values (openEngine) only composition uses.
+    rules.push({
+      name: `layer-${name}-imports-engine-ts-as-a-type-only`,
+      comment: `${name} may name the Engine type, but opening an engine is the composition root's job.`,
+      severity: 'error',
+      from: { path },
+      to: { path: COMPOSITION_ROOT, dependencyTypesNot: ['type-only'] },
+    });
+  });
+  return rules;
+}
+
+/** Whether a known import's `from` pattern names files of this layer (both are anchored path patterns under src/engine). */
+function fromMatchesLayer(from, layerPath) {
+  const folder = from.match(/^\^src\/engine\/([^/]+)\//);
+  return folder !== null && new RegExp(layerPath).test(`src/engine/${folder[1]}/x.ts`);
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import circles anywhere in src: a circle has no bottom to read from.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules(),
+    {
+      name: 'migrations-import-nothing-from-the-engine',
+      comment: 'A migration is frozen in time: it copies what it needs (kysely and node only), so the SQL it runs never follows later code.',
+      severity: 'error',
+      from: { path: '^src/engine/store/migrations/' },
+      to: { path: '^src/', pathNot: '^src/engine/store/migrations/' },
+    },
+    {
+      name: 'engine-imports-no-adapter',
+      comment: 'src/engine is the product; the doors (http, cli, jobs, watch) and the sandbox sit on it, never under it.',
+      severity: 'error',
+      from: { path: '^src/engine/' },
+      to: { path: '^src/(http|cli|jobs|watch|sandbox)/' },
+    },
+    {
+      name: 'engine-imports-no-framework',
+      comment: 'No fastify, oclif, bree or chokidar under src/engine: those belong to the doors.',
+      severity: 'error',
+      // src/engine/watch/folder.ts (chokidar) moves to src/watch/ in another branch of issue 26; remove this exclusion once that lands.
+      from: { path: '^src/engine/', pathNot: '^src/engine/watch/folder[.]ts$' },
+      to: { path: '(^|/)node_modules/(fastify|@fastify/[^/]+|oclif|@oclif/[^/]+|bree|chokidar)/' },
+    },
+    {
+      name: 'adapters-import-engine-front-doors-only',
+      comment:
+        'The doors (http, cli, jobs, watch) import an engine area only through src/engine/<area>/index.ts, or a root-level engine file (engine.ts, clock.ts, errors.ts, ...): never a file deep in an area.',
+      severity: 'error',
+      from: { path: '^src/(http|cli|jobs|watch)/' },
+      to: { path: '^src/engine/[^/]+/', pathNot: '^src/engine/[^/]+/index[.]ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: they tie the files together as much as value imports do.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
