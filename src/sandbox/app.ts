@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { authorityServices } from './authority/index.js';
 import { certificationRoutes } from './certification/routes.js';
-import { createContext } from './context.js';
+import { createContext } from './create-context.js';
 import { controlRoutes } from './control-routes.js';
 import { playingTaxpayerRoutes } from './playing-taxpayer.js';
 import { addTransportHooks } from './transport.js';
