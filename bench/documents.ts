@@ -1,6 +1,5 @@
 // The invoice the signing bench uses: an e-CF 31 of about 5 KB (12 lines), built by the real pipeline.
-import { computeTotals } from '../src/engine/documents/totals.js';
-import { prepareDocument as validateIssue } from '../src/engine/documents/prepare.js';
+import { prepareDocument } from '../src/engine/documents/prepare.js';
 import { ecfData, type Issuer } from '../src/engine/documents/ecf-xml.js';
 import { serialize } from '../src/engine/xml/canonical.js';
 
@@ -35,9 +34,9 @@ export const numbering = { encf: 'E310000000001', sequenceExpiresOn: '2027-12-31
 
 /** validate → totals → element data → canonical XML, everything but the signature. */
 export function buildCanonical(): string {
-  const outcome = validateIssue(payload, { sequenceMode: 'managed', today: '2026-03-10' });
+  const outcome = prepareDocument(payload, { sequenceMode: 'managed', today: '2026-03-10' });
   if (!outcome.document) throw new Error(JSON.stringify(outcome.errors));
-  const computed = computeTotals(outcome.document.totalsInput);
+  const computed = outcome.document.computed;
   return serialize('ecf31', ecfData(outcome.document, computed, issuer, numbering, '10-03-2026 10:05:09'));
 }
 

@@ -15,8 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../src/engine/clock.js';
 import { signingCredentials } from '../src/engine/certificates/certificates.js';
-import { computeTotals } from '../src/engine/documents/totals.js';
-import { prepareDocument as validateIssue } from '../src/engine/documents/prepare.js';
+import { prepareDocument } from '../src/engine/documents/prepare.js';
 import { signEcf } from '../src/engine/documents/sign-ecf.js';
 import { openEngine } from '../src/engine/engine.js';
 import { signingKey } from '../src/engine/signing/xmldsig.js';
@@ -41,9 +40,9 @@ const engine = await openEngine({ dataDir, clock });
 const { tenantId, rnc } = await seedBenchIssuer(engine);
 
 // ---- N signed e-CF 31 (not timed), each a different sale
-const outcome = validateIssue(payload, { sequenceMode: 'managed', today: clock.now().toISOString().slice(0, 10) });
+const outcome = prepareDocument(payload, { sequenceMode: 'managed', today: clock.now().toISOString().slice(0, 10) });
 if (!outcome.document) throw new Error(JSON.stringify(outcome.errors));
-const computed = computeTotals(outcome.document.totalsInput);
+const computed = outcome.document.computed;
 const credentials = await signingCredentials(engine, tenantId);
 const key = signingKey(credentials.privateKey, credentials.certificate);
 const docs = Array.from({ length: N }, (_, i) => {

@@ -3,7 +3,7 @@ import forge from 'node-forge';
 import { undici } from '../engine/net/undici.js';
 import { dominicanDate } from '../engine/clock.js';
 import { signEcf } from '../engine/documents/sign-ecf.js';
-import { prepareDocument as validateIssue } from '../engine/documents/prepare.js';
+import { prepareDocument } from '../engine/documents/prepare.js';
 import { signAcecf } from '../engine/reception/documents.js';
 import { signingKey, type SigningKey } from '../engine/signing/xmldsig.js';
 import { multipartBody } from '../engine/taxauth/client.js';
@@ -67,7 +67,7 @@ export function makeForeignEcf(identity: TaxpayerIdentity, now: Date, options: F
       { name: 'Tóner negro', quantity: 2, unitPrice: '3450.00' },
     ],
   };
-  const outcome = validateIssue(payload, { sequenceMode: 'managed', today: dominicanDate(now) });
+  const outcome = prepareDocument(payload, { sequenceMode: 'managed', today: dominicanDate(now) });
   if (!outcome.document) throw new Error(`the sandbox's e-CF payload is invalid: ${outcome.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   const computed = outcome.document.computed;
   const signed = signEcf({

@@ -2,8 +2,7 @@ import { onTestFinished } from 'vitest';
 import { ManualClock } from '../../src/engine/clock.js';
 import { signingCredentials } from '../../src/engine/certificates/certificates.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { computeTotals } from '../../src/engine/documents/totals.js';
-import { prepareDocument as validateIssue } from '../../src/engine/documents/prepare.js';
+import { prepareDocument } from '../../src/engine/documents/prepare.js';
 import { signEcf, type SignedEcf } from '../../src/engine/documents/sign-ecf.js';
 import type { Issuer } from '../../src/engine/documents/ecf-xml.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
@@ -54,7 +53,7 @@ export async function signedEcf(
   encf: string,
   payload: Record<string, unknown> = invoice31(),
 ): Promise<SignedEcf> {
-  const outcome = validateIssue(payload, { sequenceMode: 'managed', today: '2026-03-10' });
+  const outcome = prepareDocument(payload, { sequenceMode: 'managed', today: '2026-03-10' });
   if (outcome.errors.length) throw new Error(JSON.stringify(outcome.errors));
   const doc = outcome.document!;
   const credentials = await signingCredentials(engine, tenant.id);
@@ -72,7 +71,7 @@ export async function signedEcf(
   const type = doc.type;
   return signEcf({
     document: doc,
-    computed: computeTotals(doc.totalsInput),
+    computed: doc.computed,
     issuer,
     numbering: { encf, sequenceExpiresOn: type === 32 || type === 34 ? null : '2027-12-31' },
     key: signingKey(credentials.privateKey, credentials.certificate),

@@ -3,7 +3,7 @@ import forge from 'node-forge';
 import { undici } from '../net/undici.js';
 import { dominicanDate } from '../clock.js';
 import { signEcf } from '../documents/sign-ecf.js';
-import { prepareDocument as validateIssue } from '../documents/prepare.js';
+import { prepareDocument } from '../documents/prepare.js';
 import type { Engine } from '../engine.js';
 import { ValidationError } from '../errors.js';
 import { signAcecf } from '../reception/documents.js';
@@ -118,7 +118,7 @@ export function throwawayIdentity(now: Date): { key: SigningKey; certificatePem:
 
 /** The probe e-CF: type 31 from the made-up issuer to the made-up buyer, signed with the throwaway key. */
 export function probeEcf(key: SigningKey, now: Date): string {
-  const outcome = validateIssue(
+  const outcome = prepareDocument(
     {
       type: 31,
       incomeType: '01',

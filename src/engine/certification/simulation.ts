@@ -5,7 +5,7 @@ import { dominicanDate } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, type FieldError } from '../errors.js';
 import { takesRfce } from '../documents/rfce-xml.js';
-import { prepareDocument as validateIssue } from '../documents/prepare.js';
+import { prepareDocument } from '../documents/prepare.js';
 import { issueEcf } from '../ecf/issue.js';
 import { getEcf } from '../ecf/queries.js';
 import type { EcfView } from '../ecf/views.js';
@@ -175,7 +175,7 @@ function classify(payload: Record<string, unknown>, today: string): { slot?: Slo
   if (type === 33 || type === 34) {
     probe.reference = { ...(probe.reference as object | undefined), modifiedNcf: 'E310000000001', modifiedNcfDate: today };
   }
-  const outcome = validateIssue(probe, { sequenceMode: 'managed', today });
+  const outcome = prepareDocument(probe, { sequenceMode: 'managed', today });
   if (!outcome.document) return { errors: outcome.errors.map((e) => ({ path: e.path, code: e.code, message: e.message })) };
   const doc = outcome.document;
   return { slot: slotOfType(doc.type, takesRfce(doc.type, doc.computed.totals)), errors: [] };
