@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
-import type { FolderWatcher } from '../../engine/watch/folder.js';
+import type { FolderWatcher } from '../../watch/folder.js';
 import type { StatusWatch } from '../../engine/taxauth/status-watch.js';
 import type { RunningWork } from '../../engine/work/background.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
@@ -130,7 +130,7 @@ export default class Serve extends EcfCommand {
         statusWatch = startStatusWatch(engine, { onError: (err) => app.log.warn({ err }, 'authority status watch failed') });
       }
       if (flags.watch) {
-        const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../engine/watch/folder.js'), import('./watch.js')]);
+        const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../watch/folder.js'), import('./watch.js')]);
         const tenant = await resolveTenant(engine, flags['watch-tenant']);
         watcher = await watchFolder({
           engine,

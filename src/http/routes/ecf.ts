@@ -4,8 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
 import { IssueEcfCommand } from '../../engine/documents/payload.js';
 import { ValidationResult, dryRunIssue } from '../../engine/documents/dry-run.js';
-import { issueEcf } from '../../engine/ecf/issue.js';
-import { waitForVerdict } from '../../engine/submission/wait.js';
+import { issueAndWait } from '../../engine/ecf/issue-and-wait.js';
 import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
 import { EcfView } from '../../engine/ecf/views.js';
 import { Uuid } from '../../engine/schema-types.js';
@@ -78,13 +77,11 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
     },
     async (request, reply) => {
       const header = request.headers['idempotency-key'];
-      const result = await issueEcf(engine, request.tenantId, {
+      const { ecf, created } = await issueAndWait(engine, request.tenantId, {
         idempotencyKey: (Array.isArray(header) ? header[0] : header) ?? '',
         payload: request.body,
       });
-      const wait = result.waitForVerdictSeconds;
-      const ecf = wait > 0 ? await waitForVerdict(engine, request.tenantId, result.ecf.id, wait) : result.ecf;
-      return reply.status(result.created ? 201 : 200).send(ecf);
+      return reply.status(created ? 201 : 200).send(ecf);
     },
   );
 
