@@ -1,9 +1,7 @@
 import { EcfCommand } from './base.js';
 import { record } from './render.js';
 import { resolveTenant } from './tenant-flag.js';
-import { decideCommercialApproval } from '../engine/reception/approve.js';
-import { findReceivedEcf } from '../engine/reception/queries.js';
-import type { ReceivedEcfView } from '../engine/reception/views.js';
+import { decideCommercialApproval, findReceivedEcf, type ReceivedEcfView } from '../engine/reception/index.js';
 
 /** approve and reject: the tenant's commercial decision, the same engine operation as the API's. */
 export abstract class DecideCommand extends EcfCommand {

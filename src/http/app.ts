@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../engine/engine.js';
-import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/certificates.js';
+import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/index.js';
 import { registerAccess } from './access.js';
 import { registerJsonBody } from './json-body.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
@@ -23,7 +23,7 @@ import receptionRoutes, { RECEIVER_PATH } from './routes/reception.js';
 import openapiRoutes from './routes/openapi.js';
 import healthRoutes from './routes/health.js';
 import { registerMetrics } from './routes/metrics.js';
-import { isDefect } from '../engine/xml/schema-gate.js';
+import { isDefect } from '../engine/xml/index.js';
 
 export interface AppOptions {
   readonly engine: Engine;

@@ -3,13 +3,10 @@ import { basename, extname, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, ValidationError, type FieldError } from '../engine/errors.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../engine/ecf/issue.js';
-import { issueAndWait } from '../engine/ecf/issue-and-wait.js';
-import { ecfXml, getEcf } from '../engine/ecf/queries.js';
-import type { EcfView } from '../engine/ecf/views.js';
-import { ecfRepresentation } from '../engine/representation/representation.js';
+import { ecfXml, getEcf, issueAndWait, MAX_IDEMPOTENCY_KEY_LENGTH, type EcfView } from '../engine/ecf/index.js';
+import { ecfRepresentation } from '../engine/representation/index.js';
 import type { Environment } from '../engine/schema-types.js';
-import { FINAL_STATES } from '../engine/submission/rules.js';
+import { FINAL_STATES } from '../engine/submission/index.js';
 
 /**
  * Folder drop (`ecf watch DIR`, `ecf serve --watch DIR`): an integration

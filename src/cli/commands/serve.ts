@@ -7,10 +7,10 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
 import type { FolderWatcher } from '../../watch/folder.js';
-import type { StatusWatch } from '../../engine/taxauth/status-watch.js';
-import type { RunningWork } from '../../engine/work/background.js';
+import type { StatusWatch } from '../../engine/taxauth/index.js';
+import type { RunningWork } from '../../engine/work/index.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
-import type { EngineLog } from '../../engine/log/logger.js';
+import type { EngineLog } from '../../engine/log/index.js';
 import type { LogFormat } from '../../http/logging.js';
 import { describeSandboxLoad, sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
 
@@ -113,9 +113,9 @@ export default class Serve extends EcfCommand {
         // Submission and deliveries run here, woken by this process's commits at once; bree is the
         // clock of the periodic jobs, each in a worker thread of its own.
         const [{ startBackgroundWork }, { startScheduler }, { startStatusWatch }] = await Promise.all([
-          import('../../engine/work/background.js'),
+          import('../../engine/work/index.js'),
           import('../../jobs/scheduler.js'),
-          import('../../engine/taxauth/status-watch.js'),
+          import('../../engine/taxauth/index.js'),
         ]);
         work = await startBackgroundWork(engine, {
           onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),

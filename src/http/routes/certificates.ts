@@ -4,14 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
 import { EngineError, invalidField } from '../../engine/errors.js';
 import {
-  MAX_CERTIFICATE_FILE_BYTES,
+  CertificateView,
   getCertificate,
   listCertificates,
+  MAX_CERTIFICATE_FILE_BYTES,
   revokeCertificate,
   uploadCertificate,
   type CertificateUpload,
-} from '../../engine/certificates/certificates.js';
-import { CertificateView } from '../../engine/certificates/schemas.js';
+} from '../../engine/certificates/index.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
 import { readingMultipart } from './multipart-errors.js';

@@ -2,14 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
-import { IssueEcfCommand } from '../../engine/documents/payload.js';
-import { ValidationResult, dryRunIssue } from '../../engine/documents/dry-run.js';
-import { issueAndWait } from '../../engine/ecf/issue-and-wait.js';
-import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
-import { EcfView } from '../../engine/ecf/views.js';
+import { dryRunIssue, IssueEcfCommand, ValidationResult } from '../../engine/documents/index.js';
+import { EcfView, ecfXml, getEcf, issueAndWait, listEcf, ListQuery, PagedEcf } from '../../engine/ecf/index.js';
 import { Uuid } from '../../engine/schema-types.js';
-import { LAYOUTS, type Layout } from '../../engine/representation/layouts.js';
-import { ecfRepresentation } from '../../engine/representation/representation.js';
+import { ecfRepresentation, LAYOUTS, type Layout } from '../../engine/representation/index.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
-import { EmissionStateView, PauseBody, ResumeBody, emissionState, pauseOwnEmission, resumeOwnEmission } from '../../engine/limits/pause.js';
+import { EmissionStateView, PauseBody, ResumeBody, emissionState, pauseOwnEmission, resumeOwnEmission } from '../../engine/limits/index.js';
 import { problems } from '../problem.js';
 
 /** The key that called, for `changedBy`; tenant operations only run with a tenant key. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
-import { runReadiness } from '../../engine/health/readiness.js';
+import { runReadiness } from '../../engine/health/index.js';
 
 /**
  * The probes: no API key (a load balancer or kubelet has none), and nothing

@@ -3,9 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Engine } from '../../engine/engine.js';
-import { listenToTaxauthCalls } from '../../engine/metrics/taxauth-calls.js';
-import { PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/store-snapshot.js';
-import { getSetting } from '../../engine/settings/settings.js';
+import { listenToTaxauthCalls, PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/index.js';
+import { getSetting } from '../../engine/settings/index.js';
 
 /**
  * Prometheus metrics on GET /metrics. Who may read them is the

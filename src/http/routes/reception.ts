@@ -4,15 +4,26 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
 import { EngineError, ValidationError } from '../../engine/errors.js';
 import { Uuid } from '../../engine/schema-types.js';
-import { CommercialApprovalBody, decideCommercialApproval } from '../../engine/reception/approve.js';
-import { InboundSettings, PagedReceivedEcf, ReceivedListQuery, getReceivedEcf, listReceivedEcf, setInboundSettings } from '../../engine/reception/queries.js';
-import { MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/receive.js';
-import { issueReceiverSeed, validateReceiverSeed } from '../../engine/reception/receiver-auth.js';
-import { ReceivedEcfView } from '../../engine/reception/views.js';
+import {
+  CommercialApprovalBody,
+  decideCommercialApproval,
+  getReceivedEcf,
+  InboundSettings,
+  issueReceiverSeed,
+  listReceivedEcf,
+  MAX_RECEIVED_BYTES,
+  PagedReceivedEcf,
+  ReceivedEcfView,
+  ReceivedListQuery,
+  receiveEcf,
+  receiveInboundApproval,
+  setInboundSettings,
+  validateReceiverSeed,
+} from '../../engine/reception/index.js';
 import { problems } from '../problem.js';
 import { readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';
-import { isDefect } from '../../engine/xml/schema-gate.js';
+import { isDefect } from '../../engine/xml/index.js';
 
 const IdParams = Type.Object({ id: Uuid() });
 const TenantParams = Type.Object({ tenantId: Type.String() });

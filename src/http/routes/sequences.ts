@@ -2,9 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
-import { allocate, listRanges } from '../../engine/sequences/ranges.js';
-import { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from '../../engine/sequences/annulments.js';
-import { AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, SequenceRangeView } from '../../engine/sequences/schemas.js';
+import {
+  allocate,
+  AllocateBody,
+  AllocatedSequence,
+  AnnulBody,
+  AnnulmentView,
+  annulSequences,
+  getAnnulment,
+  listAnnulments,
+  listRanges,
+  retryAnnulment,
+  SequenceRangeView,
+} from '../../engine/sequences/index.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
 

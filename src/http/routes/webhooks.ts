@@ -4,24 +4,24 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../../engine/engine.js';
 import { Uuid } from '../../engine/schema-types.js';
 import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-  updateWebhook,
-} from '../../engine/webhooks/endpoints.js';
-import { listDeliveries, pingWebhook, retryDelivery } from '../../engine/webhooks/delivery.js';
-import {
-  CreateWebhookBody,
   CreatedWebhook,
+  createWebhook,
+  CreateWebhookBody,
+  deleteWebhook,
   DeliveriesQuery,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
   PagedDeliveries,
   PingResult,
+  pingWebhook,
+  retryDelivery,
+  rotateWebhookSecret,
   SecretResult,
+  updateWebhook,
   UpdateWebhookBody,
   WebhookEndpointView,
-} from '../../engine/webhooks/schemas.js';
+} from '../../engine/webhooks/index.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { PROBE_ISSUER_RNC, checkReceiver, probeTraces } from '../../../engine/certification/receiver-check.js';
-import { getCertification, recordPaso } from '../../../engine/certification/state.js';
+import { checkReceiver, getCertification, PROBE_ISSUER_RNC, probeTraces, recordPaso } from '../../../engine/certification/index.js';
 
 export default class CertifyReceiver extends EcfCommand {
   static override description =

@@ -1,0 +1,4 @@
+// The door of engine/representation: what the adapters (src/http, src/cli, src/jobs, src/watch) use of this area.
+// Named re-exports only, so the list is a deliberate choice and the bundle drops what a command does not use.
+export { LAYOUTS, type Layout } from './layouts.js';
+export { ecfRepresentation } from './representation.js';

@@ -1,0 +1,11 @@
+// The door of engine/setup: what the adapters (src/http, src/cli, src/jobs, src/watch) use of this area.
+// Named re-exports only, so the list is a deliberate choice and the bundle drops what a command does not use.
+export {
+  checkCertificateFile,
+  firstRunSetup,
+  parseRangeSpec,
+  rangeErrors,
+  type FirstRunInput,
+  type FirstRunOutcome,
+  type RangeSpec,
+} from './first-run.js';
