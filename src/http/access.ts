@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Engine } from '../engine/engine.js';
 import {
   assertOrganizationManager,
   authenticate,
@@ -39,7 +38,8 @@ declare module 'fastify' {
   }
 }
 
-export function registerAccess(app: FastifyInstance, engine: Engine): void {
+export function registerAccess(app: FastifyInstance): void {
+  const { engine } = app;
   app.decorateRequest('principal', null);
   app.decorateRequest('tenantId', '');
 

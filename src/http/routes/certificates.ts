@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { EngineError, invalidField } from '../../engine/errors.js';
 import {
   CertificateView,
@@ -20,7 +19,8 @@ const IdParams = Type.Object({ id: Uuid() });
 /** Longest password part read, in bytes. */
 const MAX_PASSWORD_BYTES = 4096;
 
-export default async function certificateRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function certificateRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { dryRunIssue, IssueEcfCommand, ValidationResult } from '../../engine/documents/index.js';
 import { EcfView, ecfXml, getEcf, issueAndWait, listEcf, ListQuery, PagedEcf } from '../../engine/ecf/index.js';
 import { Uuid } from '../../engine/schema-types.js';
@@ -36,7 +35,8 @@ const representationCasing = contractCasing(RepresentationQuery);
 /** A 10,000-line credit note is a few megabytes of JSON. */
 export const ECF_BODY_LIMIT = 16 * 1024 * 1024;
 
-export default async function ecfRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function ecfRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(

@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { EngineError, ValidationError } from '../../engine/errors.js';
 import { Uuid } from '../../engine/schema-types.js';
 import {
@@ -70,7 +69,8 @@ async function readXml(request: FastifyRequest): Promise<{ xml: Buffer; fileName
   });
 }
 
-export default async function receptionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function receptionRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   // ---- the receiver another taxpayer calls (NOTES §10.1), one per tenant

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import {
   allocate,
   AllocateBody,
@@ -20,7 +19,8 @@ import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });
 
-export default async function sequenceRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function sequenceRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { EnvironmentSchema, Uuid } from '../../engine/schema-types.js';
 import { EcfView } from '../../engine/ecf/index.js';
 import { AttemptView, listAttempts, retryEcf } from '../../engine/submission/index.js';
@@ -33,7 +32,8 @@ const ConnectionView = Type.Object({
   ),
 });
 
-export default async function submissionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function submissionRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
