@@ -1,7 +1,7 @@
 // The door of engine/reception: what the adapters (src/http, src/cli, src/jobs, src/watch) use of this area.
 // Named re-exports only, so the list is a deliberate choice. The bundle keeps every module a door names, so a door
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
-export { CommercialApprovalBody, decideCommercialApproval } from './approve.js';
+// What loads heavy modules is in ./heavy.ts.
 export {
   InboundSettings,
   PagedReceivedEcf,
@@ -11,6 +11,5 @@ export {
   listReceivedEcf,
   setInboundSettings,
 } from './queries.js';
-export { MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from './receive.js';
 export { issueReceiverSeed, receiverScope, validateReceiverSeed } from './receiver-auth.js';
 export { APPROVAL_STATES, ReceivedEcfView } from './views.js';

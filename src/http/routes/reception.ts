@@ -3,22 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EngineError, ValidationError } from '../../engine/errors.js';
 import { Uuid } from '../../engine/schema-types.js';
-import {
-  CommercialApprovalBody,
-  decideCommercialApproval,
-  getReceivedEcf,
-  InboundSettings,
-  issueReceiverSeed,
-  listReceivedEcf,
-  MAX_RECEIVED_BYTES,
-  PagedReceivedEcf,
-  ReceivedEcfView,
-  ReceivedListQuery,
-  receiveEcf,
-  receiveInboundApproval,
-  setInboundSettings,
-  validateReceiverSeed,
-} from '../../engine/reception/index.js';
+import { getReceivedEcf, InboundSettings, issueReceiverSeed, listReceivedEcf, PagedReceivedEcf, ReceivedEcfView, ReceivedListQuery, setInboundSettings, validateReceiverSeed } from '../../engine/reception/index.js';
+import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/heavy.js';
 import { problems } from '../problem.js';
 import { readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';

@@ -4,7 +4,8 @@ import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
-import { getCertification, recordPaso, signPortalXmlForTenant } from '../../../engine/certification/index.js';
+import { getCertification, recordPaso } from '../../../engine/certification/index.js';
+import { signPortalXmlForTenant } from '../../../engine/certification/heavy.js';
 
 /** `<name>.signed.xml` beside the input. */
 export const defaultSignedName = (file: string): string => {
