@@ -1,4 +1,4 @@
-import type { CertificateView } from '../engine/certificates/schemas.js';
+import type { CertificateView } from '../engine/certificates/index.js';
 import { record } from './render.js';
 
 /** The columns of `ecf cert list`, one row per certificate. */

@@ -1,4 +1,4 @@
-import type { EcfSummary, EcfView } from '../engine/ecf/views.js';
+import type { EcfSummary, EcfView } from '../engine/ecf/index.js';
 import { record } from './render.js';
 
 /** The columns of `ecf list`, one row per e-CF. */

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
-import type { PauseScope } from '../engine/limits/pause.js';
+import type { PauseScope } from '../engine/limits/index.js';
 import { resolveTenant } from './tenant-flag.js';
 
 export const orgFlag = Flags.string({ description: 'Organization id: pause or resume every tenant of the organization' });

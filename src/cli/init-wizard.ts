@@ -2,10 +2,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { confirm, input, password, select } from '@inquirer/prompts';
 import { EngineError } from '../engine/errors.js';
-import { TYPE_NAMES } from '../engine/documents/types.js';
+import { TYPE_NAMES } from '../engine/documents/index.js';
 import { Rnc, ENVIRONMENTS, type Environment } from '../engine/schema-types.js';
-import { checkCertificateFile, rangeErrors, type FirstRunInput, type RangeSpec } from '../engine/setup/first-run.js';
-import { PLANS } from '../engine/tenants/plans.js';
+import { checkCertificateFile, rangeErrors, type FirstRunInput, type RangeSpec } from '../engine/setup/index.js';
+import { PLANS } from '../engine/tenants/index.js';
 import { fieldErrors, isCalendarDate } from '../engine/validation.js';
 
 /**

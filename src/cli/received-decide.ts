@@ -1,9 +1,8 @@
 import { EcfCommand } from './base.js';
 import { record } from './render.js';
 import { resolveTenant } from './tenant-flag.js';
-import { decideCommercialApproval } from '../engine/reception/approve.js';
-import { findReceivedEcf } from '../engine/reception/queries.js';
-import type { ReceivedEcfView } from '../engine/reception/views.js';
+import { findReceivedEcf, type ReceivedEcfView } from '../engine/reception/index.js';
+import { decideCommercialApproval } from '../engine/reception/heavy.js';
 
 /** approve and reject: the tenant's commercial decision, the same engine operation as the API's. */
 export abstract class DecideCommand extends EcfCommand {

@@ -1,4 +1,4 @@
-import type { AnnulmentView, SequenceRangeView } from '../engine/sequences/schemas.js';
+import type { AnnulmentView, SequenceRangeView } from '../engine/sequences/index.js';
 import { record } from './render.js';
 
 /** The columns of `ecf sequence list`, one row per loaded range. */

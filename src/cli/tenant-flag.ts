@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
-import type { TenantView } from '../engine/tenants/schemas.js';
-import { findTenant, listTenants } from '../engine/tenants/tenants.js';
+import { findTenant, listTenants, type TenantView } from '../engine/tenants/index.js';
 
 /** `--tenant` for commands about one tenant's things; optional on a single-tenant appliance. */
 export const tenantFlag = Flags.string({

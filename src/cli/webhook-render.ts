@@ -1,4 +1,4 @@
-import type { WebhookDeliveryView, WebhookEndpointView } from '../engine/webhooks/schemas.js';
+import type { WebhookDeliveryView, WebhookEndpointView } from '../engine/webhooks/index.js';
 
 /** The columns of `ecf webhook list`. */
 export const ENDPOINT_COLUMNS = ['id', 'url', 'events', 'enabled', 'failures', 'disabledReason'] as const;

@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Engine } from '../engine/engine.js';
-import { authenticate } from '../engine/tenants/api-keys.js';
-import { receiverScope } from '../engine/reception/receiver-auth.js';
 import {
-  OPERATION_ROLES,
   assertOrganizationManager,
+  authenticate,
+  OPERATION_ROLES,
   tenantScope,
   type Principal,
   type TenantOperation,
-} from '../engine/tenants/access.js';
+} from '../engine/tenants/index.js';
+import { receiverScope } from '../engine/reception/index.js';
 
 /**
  * Each route states who may call it, in its config:
@@ -39,7 +38,8 @@ declare module 'fastify' {
   }
 }
 
-export function registerAccess(app: FastifyInstance, engine: Engine): void {
+export function registerAccess(app: FastifyInstance): void {
+  const { engine } = app;
   app.decorateRequest('principal', null);
   app.decorateRequest('tenantId', '');
 

@@ -5,9 +5,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Engine } from '../engine/engine.js';
-import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/certificates.js';
+import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/index.js';
 import { registerAccess } from './access.js';
 import { registerJsonBody } from './json-body.js';
+import { EngineError } from '../engine/errors.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
 import { lazySerializers } from './lazy-serializers.js';
@@ -23,7 +24,7 @@ import receptionRoutes, { RECEIVER_PATH } from './routes/reception.js';
 import openapiRoutes from './routes/openapi.js';
 import healthRoutes from './routes/health.js';
 import { registerMetrics } from './routes/metrics.js';
-import { isDefect } from '../engine/xml/schema-gate.js';
+import { isDefect } from '../engine/xml/index.js';
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -52,7 +53,89 @@ function unreadableRequest(status: number, parserCode: string | undefined) {
   return { type: `urn:ecf:problem:${code}`, title: STATUS_TEXT[status], status, detail, instance: null, code, requestId: randomUUID() };
 }
 
-/** The whole /api/v1 surface as a fastify instance; `listen` or `inject` it. */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The engine every route works on, decorated once by the ecfApi plugin. */
+    readonly engine: Engine;
+  }
+}
+
+/**
+ * The /api/v1 surface (with probes, metrics and the B2B receiver) as a fastify
+ * plugin: it decorates `engine` once, and every route reads it from the
+ * instance. Not encapsulated (fastify's skip-override, what fastify-plugin
+ * sets): the error and not-found handlers, hooks and the decoration belong to
+ * the whole server.
+ */
+export async function ecfApi(app: FastifyInstance, options: { readonly engine: Engine }) {
+  app.decorate('engine', options.engine);
+  app.setValidatorCompiler(validatorCompiler);
+  registerJsonBody(app);
+  app.addSchema(ProblemDetails);
+  app.addSchema(ValidationProblemDetails);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    let problem: ReturnType<typeof problemFor>;
+    try {
+      problem = problemFor(error, request.url, request.id);
+    } catch (mapping) {
+      // A defect in the mapper must still answer a problem body, not fastify's own 500 text.
+      request.log.error({ err: mapping, reqId: request.id }, 'problem mapping failed');
+      problem = problemFor(new Error('problem mapping failed'), request.url, request.id);
+    }
+    if (problem.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+    else if (isDefect(error)) request.log.error({ err: error, reqId: request.id }, 'defect: a document built here failed its schema');
+    return reply.status(problem.status).type('application/problem+json').send(problem.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const problem = problemFor(new EngineError('not_found', 'Http.RouteNotFound', `No route ${request.method} ${request.url.split('?')[0]}.`), request.url, request.id);
+    return reply.status(problem.status).type('application/problem+json').send(problem.body);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'e-CF appliance API',
+        version: '1',
+        description:
+          'Local API of the self-hosted e-CF issuer. Every /api/v1 operation needs an X-API-Key header; errors are RFC 9457 problem details.',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  // One file per request, a certificate's size at most: bigger uploads get a 413 problem.
+  await app.register(multipart, {
+    limits: { fileSize: MAX_CERTIFICATE_FILE_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5 },
+  });
+
+  registerAccess(app);
+  // Probes and metrics: outside /api/v1, no key; the metrics hooks time every route, so they come first.
+  await registerMetrics(app);
+  await app.register(healthRoutes);
+  await app.register(openapiRoutes);
+  await app.register(certificateRoutes);
+  await app.register(ecfRoutes);
+  await app.register(emitterProfileRoutes);
+  await app.register(emissionRoutes);
+  await app.register(organizationRoutes);
+  await app.register(sequenceRoutes);
+  await app.register(submissionRoutes);
+  await app.register(webhookRoutes);
+  await app.register(receptionRoutes);
+}
+Object.assign(ecfApi, { [Symbol.for('skip-override')]: true });
+
+/** The whole /api/v1 surface as a fastify instance (the server's options and the ecfApi plugin); `listen` or `inject` it. */
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     // Typed as the HTTP server's options either way: the app's routes do not depend on which.
@@ -96,77 +179,7 @@ export async function buildApp(options: AppOptions) {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
-  registerJsonBody(app);
-  app.addSchema(ProblemDetails);
-  app.addSchema(ValidationProblemDetails);
-
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-
-  app.setErrorHandler((error, request, reply) => {
-    let problem: ReturnType<typeof problemFor>;
-    try {
-      problem = problemFor(error, request.url, request.id);
-    } catch (mapping) {
-      // A defect in the mapper must still answer a problem body, not fastify's own 500 text.
-      request.log.error({ err: mapping, reqId: request.id }, 'problem mapping failed');
-      problem = problemFor(new Error('problem mapping failed'), request.url, request.id);
-    }
-    if (problem.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
-    else if (isDefect(error)) request.log.error({ err: error, reqId: request.id }, 'defect: a document built here failed its schema');
-    return reply.status(problem.status).type('application/problem+json').send(problem.body);
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const body = {
-      type: 'urn:ecf:problem:Http.RouteNotFound',
-      title: 'Not found',
-      status: 404,
-      detail: `No route ${request.method} ${request.url.split('?')[0]}.`,
-      instance: request.url,
-      code: 'Http.RouteNotFound',
-      requestId: request.id,
-    };
-    return reply.status(404).type('application/problem+json').send(body);
-  });
-
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'e-CF appliance API',
-        version: '1',
-        description:
-          'Local API of the self-hosted e-CF issuer. Every /api/v1 operation needs an X-API-Key header; errors are RFC 9457 problem details.',
-      },
-      components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-      },
-      security: [{ apiKey: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  // One file per request, a certificate's size at most: bigger uploads get a 413 problem.
-  await app.register(multipart, {
-    limits: { fileSize: MAX_CERTIFICATE_FILE_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5 },
-  });
-
-  registerAccess(app, options.engine);
-  // Probes and metrics: outside /api/v1, no key; the metrics hooks time every route, so they come first.
-  await registerMetrics(app, { engine: options.engine });
-  await app.register(healthRoutes, { engine: options.engine });
-  await app.register(openapiRoutes);
-  await app.register(certificateRoutes, { engine: options.engine });
-  await app.register(ecfRoutes, { engine: options.engine });
-  await app.register(emitterProfileRoutes, { engine: options.engine });
-  await app.register(emissionRoutes, { engine: options.engine });
-  await app.register(organizationRoutes, { engine: options.engine });
-  await app.register(sequenceRoutes, { engine: options.engine });
-  await app.register(submissionRoutes, { engine: options.engine });
-  await app.register(webhookRoutes, { engine: options.engine });
-  await app.register(receptionRoutes, { engine: options.engine });
+  await app.register(ecfApi, { engine: options.engine });
   await app.ready();
   return app;
 }

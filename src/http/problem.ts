@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { EngineError, ValidationError, type ErrorKind } from '../engine/errors.js';
-import { storeUnavailable } from '../engine/store/unavailable.js';
+import { storeUnavailable } from '../engine/store/index.js';
 
 /**
  * RFC 9457 bodies. `code` is the stable engine code clients match on;

@@ -1,4 +1,4 @@
-import { evaluateAlerts } from '../engine/limits/alerts.js';
+import { evaluateAlerts } from '../engine/limits/index.js';
 import { runJob } from './job-runtime.js';
 
 /** alert.rejection_spike and alert.emission_silence, per tenant, as its settings say. */

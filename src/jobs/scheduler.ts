@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import Bree from 'bree';
 import type { JobData } from './job-runtime.js';
-import { registerScheduler, staleAfterMsFor } from '../engine/health/heartbeat.js';
+import { registerScheduler, staleAfterMsFor } from '../engine/health/index.js';
 
 export interface JobSpec {
   readonly name: string;

@@ -1,4 +1,4 @@
-import { emitSequenceNotices } from '../engine/sequences/notices.js';
+import { emitSequenceNotices } from '../engine/sequences/index.js';
 import { runJob } from './job-runtime.js';
 
 /** sequence.expiring (30 and 7 days) and sequence.expired, each told once. */

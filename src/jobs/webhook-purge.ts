@@ -1,4 +1,4 @@
-import { purgeDeliveries } from '../engine/webhooks/delivery.js';
+import { purgeDeliveries } from '../engine/webhooks/index.js';
 import { runJob } from './job-runtime.js';
 
 /** The delivery log keeps 30 days: older deliveries are removed. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { ecfXml } from '../../src/engine/ecf/queries.js';
-import type { WatchResult } from '../../src/engine/watch/folder.js';
+import type { WatchResult } from '../../src/watch/folder.js';
 import { BIN } from '../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 

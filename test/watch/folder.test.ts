@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { ecfXml } from '../../src/engine/ecf/queries.js';
-import { watchFolder, type FolderWatcher, type WatchResult } from '../../src/engine/watch/folder.js';
+import { watchFolder, type FolderWatcher, type WatchResult } from '../../src/watch/folder.js';
 import { invoice31, seedIssuer, tempDir, testEngine } from '../helpers.js';
 
 /** The watcher in process, over a real folder: what lands where, and what the result JSON says. */

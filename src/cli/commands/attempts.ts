@@ -2,8 +2,8 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { findEcf } from '../../engine/ecf/queries.js';
-import { listAttempts } from '../../engine/submission/attempts.js';
+import { findEcf } from '../../engine/ecf/index.js';
+import { listAttempts } from '../../engine/submission/index.js';
 
 export default class Attempts extends EcfCommand {
   static override description = 'Every submission cycle of an e-CF with the tax authority, oldest first';

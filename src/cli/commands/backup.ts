@@ -18,7 +18,7 @@ export default class Backup extends EcfCommand {
   async run() {
     const { args, flags } = await this.parse(Backup);
     // Loaded only for this command: the CLI's start stays light.
-    const [{ backupPassphrase }, { backupDataDir }] = await Promise.all([import('../passphrase.js'), import('../../engine/backup/backup.js')]);
+    const [{ backupPassphrase }, { backupDataDir }] = await Promise.all([import('../passphrase.js'), import('../../engine/backup/index.js')]);
     const engine = await this.engine(flags);
     const passphrase = await backupPassphrase(flags['passphrase-stdin'], true);
     const result = await backupDataDir(engine, args.file, passphrase);

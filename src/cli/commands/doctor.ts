@@ -6,8 +6,8 @@ import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
 import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
-import { currentSecretStore, keychainAvailable } from '../../engine/secrets/select.js';
-import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/checks.js';
+import { currentSecretStore, keychainAvailable } from '../../engine/secrets/index.js';
+import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/index.js';
 
 export type DoctorCheck = HealthCheck;
 
@@ -26,7 +26,7 @@ export default class Doctor extends EcfCommand {
   async run() {
     const { flags } = await this.parse(Doctor);
     // Loaded here, not at the top: every command's module is loaded on each start of `ecf`.
-    const { READINESS_CHECKS, runReadiness } = await import('../../engine/health/readiness.js');
+    const { READINESS_CHECKS, runReadiness } = await import('../../engine/health/index.js');
     const dataDir = this.dataDir(flags);
     const checks: DoctorCheck[] = [];
     const add = (check: string, status: DoctorCheck['status'], detail: string) => checks.push({ check, status, detail });
@@ -90,7 +90,7 @@ type Add = (check: string, status: DoctorCheck['status'], detail: string) => voi
 
 /** Reads the authority's status services when the stored snapshot is stale; what fails there, the check reports. */
 async function refreshAuthorityStatus(engine: Engine): Promise<void> {
-  const { authorityStatus } = await import('../../engine/taxauth/authority-status.js');
+  const { authorityStatus } = await import('../../engine/taxauth/index.js');
   try {
     await authorityStatus(engine, { refresh: 'stale' });
   } catch {

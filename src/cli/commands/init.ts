@@ -8,9 +8,9 @@ import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
 import { ensureSecretStoreKey } from '../../engine/engine.js';
 import { EngineError, ValidationError, type FieldError } from '../../engine/errors.js';
 import { ENVIRONMENTS, type Environment } from '../../engine/schema-types.js';
-import { firstRunSetup, parseRangeSpec, type FirstRunInput, type FirstRunOutcome, type RangeSpec } from '../../engine/setup/first-run.js';
-import { migrationStatus } from '../../engine/store/migrate.js';
-import { PLANS } from '../../engine/tenants/plans.js';
+import { firstRunSetup, parseRangeSpec, type FirstRunInput, type FirstRunOutcome, type RangeSpec } from '../../engine/setup/index.js';
+import { migrationStatus } from '../../engine/store/index.js';
+import { PLANS } from '../../engine/tenants/index.js';
 
 /** Flags that describe a tenant to set up; without any of them `ecf init --yes` only prepares the data directory. */
 const SETUP_FLAGS = ['rnc', 'legal-name', 'trade-name', 'org-name', 'owner-name', 'plan', 'env', 'cert', 'cert-password-stdin', 'range', 'sandbox'] as const;

@@ -5,8 +5,8 @@ import { EcfCommand } from '../base.js';
 import { xmlCommand } from '../ecf-render.js';
 import { progressBar } from '../progress.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { issueEcf } from '../../engine/ecf/issue.js';
-import type { EcfView } from '../../engine/ecf/views.js';
+import type { EcfView } from '../../engine/ecf/index.js';
+import { issueAndWait } from '../../engine/ecf/heavy.js';
 import type { Engine } from '../../engine/engine.js';
 import { EngineError, ValidationError, type FieldError } from '../../engine/errors.js';
 import { ENVIRONMENTS, type Environment } from '../../engine/schema-types.js';
@@ -117,7 +117,7 @@ export default class Issue extends EcfCommand {
     }
     const idempotencyKey = explicitKey ?? `file:${createHash('sha256').update(bytes).digest('hex')}`;
     try {
-      const { ecf, created } = await issueEcf(engine, tenantId, { idempotencyKey, payload, ...(environment && { environment }) });
+      const { ecf, created } = await issueAndWait(engine, tenantId, { idempotencyKey, payload, ...(environment && { environment }) });
       return { file, ok: true, ecf, created };
     } catch (err) {
       return { file, ok: false, error: failure(err) };

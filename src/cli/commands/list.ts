@@ -3,7 +3,7 @@ import { EcfCommand } from '../base.js';
 import { ECF_COLUMNS, ecfRow } from '../ecf-render.js';
 import { table } from '../render.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { listEcf } from '../../engine/ecf/queries.js';
+import { listEcf } from '../../engine/ecf/index.js';
 import { ENVIRONMENTS } from '../../engine/schema-types.js';
 
 export default class List extends EcfCommand {

@@ -6,8 +6,8 @@ import { table } from '../render.js';
 import { DATABASE_URL_FILE } from '../../engine/data-dir.js';
 import { databaseUrlOf, openEngine } from '../../engine/engine.js';
 import { EngineError } from '../../engine/errors.js';
-import { copyStore } from '../../engine/backup/copy-store.js';
-import { isPostgresUrl } from '../../engine/store/dialect.js';
+import { isPostgresUrl } from '../../engine/store/index.js';
+import { copyStore } from '../../engine/backup/index.js';
 
 export default class MigrateStore extends EcfCommand {
   static override description =

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { openEngine } from '../../engine/engine.js';
-import { migrateDown, migrateTo, migrateToLatest, migrationStatus, type MigrationStep } from '../../engine/store/migrate.js';
+import { migrateDown, migrateTo, migrateToLatest, migrationStatus, type MigrationStep } from '../../engine/store/index.js';
 
 export default class Migrate extends EcfCommand {
   static override description = 'Apply database migrations (all pending by default), step down, or show their status';

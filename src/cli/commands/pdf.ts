@@ -3,10 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { findEcf } from '../../engine/ecf/queries.js';
+import { findEcf } from '../../engine/ecf/index.js';
 import { EngineError } from '../../engine/errors.js';
-import { LAYOUTS } from '../../engine/representation/layouts.js';
-import { ecfRepresentation } from '../../engine/representation/representation.js';
+import { ecfRepresentation, LAYOUTS } from '../../engine/representation/index.js';
 
 /** Writes all of `bytes` to stdout and waits until they are handed over. */
 const writeStdout = (bytes: Buffer): Promise<void> =>

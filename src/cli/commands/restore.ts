@@ -19,7 +19,7 @@ export default class Restore extends EcfCommand {
   async run() {
     const { args, flags } = await this.parse(Restore);
     // Loaded only for this command: the CLI's start stays light.
-    const [{ backupPassphrase }, { restoreDataDir }] = await Promise.all([import('../passphrase.js'), import('../../engine/backup/restore.js')]);
+    const [{ backupPassphrase }, { restoreDataDir }] = await Promise.all([import('../passphrase.js'), import('../../engine/backup/index.js')]);
     const passphrase = await backupPassphrase(flags['passphrase-stdin'], false);
     const result = await restoreDataDir(args.file, this.dataDir(flags), passphrase);
     this.log(

@@ -1,8 +1,8 @@
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { findEcf } from '../../engine/ecf/queries.js';
-import { retryEcf } from '../../engine/submission/retry.js';
+import { findEcf } from '../../engine/ecf/index.js';
+import { retryEcf } from '../../engine/submission/heavy.js';
 
 export default class Retry extends EcfCommand {
   static override description =

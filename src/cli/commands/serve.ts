@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
-import type { FolderWatcher } from '../../engine/watch/folder.js';
-import type { StatusWatch } from '../../engine/submission/status-watch.js';
+import type { FolderWatcher } from '../../watch/folder.js';
+import type { StatusWatch } from '../../engine/submission/heavy.js';
 import type { RunningWork } from '../../engine/background-work.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
-import type { EngineLog } from '../../engine/log/logger.js';
+import type { EngineLog } from '../../engine/log/index.js';
 import type { LogFormat } from '../../http/logging.js';
 import { describeSandboxLoad, sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
 
@@ -115,7 +115,7 @@ export default class Serve extends EcfCommand {
         const [{ startBackgroundWork }, { startScheduler }, { startStatusWatch }] = await Promise.all([
           import('../../engine/background-work.js'),
           import('../../jobs/scheduler.js'),
-          import('../../engine/submission/status-watch.js'),
+          import('../../engine/submission/heavy.js'),
         ]);
         work = await startBackgroundWork(engine, {
           onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
@@ -130,7 +130,7 @@ export default class Serve extends EcfCommand {
         statusWatch = startStatusWatch(engine, { onError: (err) => app.log.warn({ err }, 'authority status watch failed') });
       }
       if (flags.watch) {
-        const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../engine/watch/folder.js'), import('./watch.js')]);
+        const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../watch/folder.js'), import('./watch.js')]);
         const tenant = await resolveTenant(engine, flags['watch-tenant']);
         watcher = await watchFolder({
           engine,

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { ecfText } from '../ecf-render.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { findEcf } from '../../engine/ecf/queries.js';
+import { findEcf } from '../../engine/ecf/index.js';
 
 export default class Show extends EcfCommand {
   static override description = 'Show an e-CF by id or e-NCF: status, numbers, totals, security code, QR URL and the tax authority answer';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { record } from '../render.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { findEcf } from '../../engine/ecf/queries.js';
+import { findEcf } from '../../engine/ecf/index.js';
 
 export default class Status extends EcfCommand {
   static override description = "An e-CF's state with the tax authority: status, trackId, verdict, messages, automatic retries";

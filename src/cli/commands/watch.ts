@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { LAYOUTS } from '../../engine/representation/layouts.js';
+import { LAYOUTS } from '../../engine/representation/index.js';
 import { ENVIRONMENTS, type Environment } from '../../engine/schema-types.js';
-import { watchFolder, type WatchResult } from '../../engine/watch/folder.js';
+import { watchFolder, type WatchResult } from '../../watch/folder.js';
 
 /** One result for people: what became of a dropped file. */
 export function describeWatchResult(r: WatchResult): string {

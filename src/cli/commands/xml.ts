@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
-import { ecfXml, findEcf } from '../../engine/ecf/queries.js';
+import { ecfXml, findEcf } from '../../engine/ecf/index.js';
 import { EngineError } from '../../engine/errors.js';
 
 /** Writes all of `bytes` to stdout and waits until they are handed over. */

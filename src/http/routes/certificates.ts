@@ -1,17 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { EngineError, invalidField } from '../../engine/errors.js';
 import {
-  MAX_CERTIFICATE_FILE_BYTES,
+  CertificateView,
   getCertificate,
   listCertificates,
+  MAX_CERTIFICATE_FILE_BYTES,
   revokeCertificate,
   uploadCertificate,
   type CertificateUpload,
-} from '../../engine/certificates/certificates.js';
-import { CertificateView } from '../../engine/certificates/schemas.js';
+} from '../../engine/certificates/index.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
 import { readingMultipart } from './multipart-errors.js';
@@ -20,7 +19,8 @@ const IdParams = Type.Object({ id: Uuid() });
 /** Longest password part read, in bytes. */
 const MAX_PASSWORD_BYTES = 4096;
 
-export default async function certificateRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function certificateRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(

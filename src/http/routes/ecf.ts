@@ -1,16 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
-import { IssueEcfCommand } from '../../engine/documents/payload.js';
-import { ValidationResult, dryRunIssue } from '../../engine/documents/dry-run.js';
-import { issueEcf } from '../../engine/ecf/issue.js';
-import { waitForVerdict } from '../../engine/submission/wait.js';
-import { ListQuery, PagedEcf, ecfXml, getEcf, listEcf } from '../../engine/ecf/queries.js';
-import { EcfView } from '../../engine/ecf/views.js';
+import { dryRunIssue, IssueEcfCommand, ValidationResult } from '../../engine/documents/index.js';
+import { EcfView, ecfXml, getEcf, listEcf, ListQuery, PagedEcf } from '../../engine/ecf/index.js';
+import { issueAndWait } from '../../engine/ecf/heavy.js';
 import { Uuid } from '../../engine/schema-types.js';
-import { LAYOUTS, type Layout } from '../../engine/representation/layouts.js';
-import { ecfRepresentation } from '../../engine/representation/representation.js';
+import { ecfRepresentation, LAYOUTS, type Layout } from '../../engine/representation/index.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });
@@ -41,7 +36,8 @@ const representationCasing = contractCasing(RepresentationQuery);
 /** A 10,000-line credit note is a few megabytes of JSON. */
 export const ECF_BODY_LIMIT = 16 * 1024 * 1024;
 
-export default async function ecfRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function ecfRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -78,13 +74,11 @@ export default async function ecfRoutes(base: FastifyInstance, { engine }: { eng
     },
     async (request, reply) => {
       const header = request.headers['idempotency-key'];
-      const result = await issueEcf(engine, request.tenantId, {
+      const { ecf, created } = await issueAndWait(engine, request.tenantId, {
         idempotencyKey: (Array.isArray(header) ? header[0] : header) ?? '',
         payload: request.body,
       });
-      const wait = result.waitForVerdictSeconds;
-      const ecf = wait > 0 ? await waitForVerdict(engine, request.tenantId, result.ecf.id, wait) : result.ecf;
-      return reply.status(result.created ? 201 : 200).send(ecf);
+      return reply.status(created ? 201 : 200).send(ecf);
     },
   );
 

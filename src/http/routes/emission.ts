@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
-import { EmissionStateView, PauseBody, ResumeBody, emissionState, pauseOwnEmission, resumeOwnEmission } from '../../engine/limits/pause.js';
+import { EmissionStateView, PauseBody, ResumeBody, emissionState, pauseOwnEmission, resumeOwnEmission } from '../../engine/limits/index.js';
 import { problems } from '../problem.js';
 
 /** The key that called, for `changedBy`; tenant operations only run with a tenant key. */
@@ -10,7 +9,8 @@ const keyId = (request: FastifyRequest): string => request.principal!.keyId;
 /** The body is checked by the engine, so a missing body (resume) is an empty one and every field error comes back together. */
 const engineChecks = () => (value: unknown) => ({ value });
 
-export default async function emissionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function emissionRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(

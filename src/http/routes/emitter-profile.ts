@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
-import { getEmitterProfile, replaceEmitterProfile } from '../../engine/tenants/emitter-profile.js';
-import { EmitterProfilePutBody, EmitterProfileView } from '../../engine/tenants/schemas.js';
+import { EmitterProfilePutBody, EmitterProfileView, getEmitterProfile, replaceEmitterProfile } from '../../engine/tenants/index.js';
 import { problems } from '../problem.js';
 
-export default async function emitterProfileRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function emitterProfileRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Engine } from '../../engine/engine.js';
-import { runReadiness } from '../../engine/health/readiness.js';
+import { runReadiness } from '../../engine/health/index.js';
 
 /**
  * The probes: no API key (a load balancer or kubelet has none), and nothing
@@ -8,8 +7,8 @@ import { runReadiness } from '../../engine/health/readiness.js';
  * never their detail (paths, versions, hosts, store errors), which
  * `ecf doctor` prints on the machine itself.
  */
-export default async function healthRoutes(app: FastifyInstance, options: { engine: Engine }) {
-  const { engine } = options;
+export default async function healthRoutes(app: FastifyInstance) {
+  const { engine } = app;
   const noStore = (reply: { header(k: string, v: string): unknown }) => reply.header('cache-control', 'no-store');
   // Probes that arrive while a run is under way share its answer: however many callers (this
   // route needs no key), the store sees one readiness run at a time.

@@ -2,10 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Engine } from '../../engine/engine.js';
-import { listenToTaxauthCalls } from '../../engine/metrics/taxauth-calls.js';
-import { PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/store-snapshot.js';
-import { getSetting } from '../../engine/settings/settings.js';
+import { listenToTaxauthCalls, PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/index.js';
+import { getSetting } from '../../engine/settings/index.js';
 
 /**
  * Prometheus metrics on GET /metrics. Who may read them is the
@@ -145,7 +143,8 @@ const EARLY_CAP = 50_000;
  * instance so they see every route. Touches no store until the first scrape
  * (the route listing builds an app without one).
  */
-export async function registerMetrics(app: FastifyInstance, options: { engine: Engine }): Promise<void> {
+export async function registerMetrics(app: FastifyInstance): Promise<void> {
+  const { engine } = app;
   let client: PromClient | undefined;
   let metrics: Metrics | undefined;
   let loading: Promise<Metrics> | undefined;
@@ -165,7 +164,7 @@ export async function registerMetrics(app: FastifyInstance, options: { engine: E
     }));
   // Scrapes that arrive while a snapshot is being read share it: one set of store queries at a time.
   let reading: Promise<StoreSnapshot> | undefined;
-  const snapshot = () => (reading ??= storeSnapshot(options.engine).finally(() => (reading = undefined)));
+  const snapshot = () => (reading ??= storeSnapshot(engine).finally(() => (reading = undefined)));
   const preload = setTimeout(() => void load().catch(() => undefined), PRELOAD_AFTER_MS);
   preload.unref();
 
@@ -195,7 +194,6 @@ export async function registerMetrics(app: FastifyInstance, options: { engine: E
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const { engine } = options;
     let exposure: MetricsExposure;
     try {
       exposure = await getSetting<MetricsExposure>(engine, 'metrics.exposure');

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
-import { createTenant } from '../../engine/tenants/tenants.js';
-import { CreateTenantBody, TenantView } from '../../engine/tenants/schemas.js';
+import { createTenant, CreateTenantBody, TenantView } from '../../engine/tenants/index.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
 
-export default async function organizationRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function organizationRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(

@@ -1,18 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { EngineError, ValidationError } from '../../engine/errors.js';
 import { Uuid } from '../../engine/schema-types.js';
-import { CommercialApprovalBody, decideCommercialApproval } from '../../engine/reception/approve.js';
-import { InboundSettings, PagedReceivedEcf, ReceivedListQuery, getReceivedEcf, listReceivedEcf, setInboundSettings } from '../../engine/reception/queries.js';
-import { MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/receive.js';
-import { issueReceiverSeed, validateReceiverSeed } from '../../engine/reception/receiver-auth.js';
-import { ReceivedEcfView } from '../../engine/reception/views.js';
+import { getReceivedEcf, InboundSettings, issueReceiverSeed, listReceivedEcf, PagedReceivedEcf, ReceivedEcfView, ReceivedListQuery, setInboundSettings, validateReceiverSeed } from '../../engine/reception/index.js';
+import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/heavy.js';
 import { problems } from '../problem.js';
 import { readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';
-import { isDefect } from '../../engine/xml/schema-gate.js';
+import { isDefect } from '../../engine/xml/index.js';
 
 const IdParams = Type.Object({ id: Uuid() });
 const TenantParams = Type.Object({ tenantId: Type.String() });
@@ -59,7 +55,8 @@ async function readXml(request: FastifyRequest): Promise<{ xml: Buffer; fileName
   });
 }
 
-export default async function receptionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function receptionRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   // ---- the receiver another taxpayer calls (NOTES §10.1), one per tenant

@@ -1,16 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
-import { allocate, listRanges } from '../../engine/sequences/ranges.js';
-import { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from '../../engine/sequences/annulments.js';
-import { AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, SequenceRangeView } from '../../engine/sequences/schemas.js';
+import { allocate, AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, listRanges, SequenceRangeView } from '../../engine/sequences/index.js';
+import { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from '../../engine/sequences/heavy.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });
 
-export default async function sequenceRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function sequenceRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { EnvironmentSchema, Uuid } from '../../engine/schema-types.js';
-import { EcfView } from '../../engine/ecf/views.js';
-import { AttemptView, listAttempts } from '../../engine/submission/attempts.js';
-import { retryEcf } from '../../engine/submission/retry.js';
-import { checkConnection } from '../../engine/taxauth/connection.js';
+import { EcfView } from '../../engine/ecf/index.js';
+import { AttemptView, listAttempts } from '../../engine/submission/index.js';
+import { retryEcf } from '../../engine/submission/heavy.js';
+import { checkConnection } from '../../engine/taxauth/index.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });
@@ -34,7 +33,8 @@ const ConnectionView = Type.Object({
   ),
 });
 
-export default async function submissionRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function submissionRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(

@@ -1,27 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../engine/engine.js';
 import { Uuid } from '../../engine/schema-types.js';
 import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-  updateWebhook,
-} from '../../engine/webhooks/endpoints.js';
-import { listDeliveries, pingWebhook, retryDelivery } from '../../engine/webhooks/delivery.js';
-import {
-  CreateWebhookBody,
   CreatedWebhook,
+  createWebhook,
+  CreateWebhookBody,
+  deleteWebhook,
   DeliveriesQuery,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
   PagedDeliveries,
   PingResult,
+  pingWebhook,
+  retryDelivery,
+  rotateWebhookSecret,
   SecretResult,
+  updateWebhook,
   UpdateWebhookBody,
   WebhookEndpointView,
-} from '../../engine/webhooks/schemas.js';
+} from '../../engine/webhooks/index.js';
 import { problems } from '../problem.js';
 
 const IdParams = Type.Object({ id: Uuid() });
@@ -30,7 +29,8 @@ const NoContent = Type.Null({ description: 'No content' });
 /** The engine checks these bodies, so shape errors and the webhook rules come back together in one 400. */
 const engineValidates = () => (value: unknown) => ({ value });
 
-export default async function webhookRoutes(base: FastifyInstance, { engine }: { engine: Engine }) {
+export default async function webhookRoutes(base: FastifyInstance) {
+  const { engine } = base;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Webhooks'];
 

@@ -4,7 +4,7 @@ import { EcfCommand } from '../../base.js';
 import { certificateText } from '../../certificate-render.js';
 import { askPassword, readStdinLine, stdinIsTty } from '../../prompts.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { uploadCertificate } from '../../../engine/certificates/certificates.js';
+import { uploadCertificate } from '../../../engine/certificates/index.js';
 import { EngineError } from '../../../engine/errors.js';
 
 export default class CertImport extends EcfCommand {

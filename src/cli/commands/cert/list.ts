@@ -2,7 +2,7 @@ import { EcfCommand } from '../../base.js';
 import { CERTIFICATE_COLUMNS, certificateRow } from '../../certificate-render.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { listCertificates } from '../../../engine/certificates/certificates.js';
+import { listCertificates } from '../../../engine/certificates/index.js';
 
 export default class CertList extends EcfCommand {
   static override description = "List a tenant's certificates, newest first, with their status now";

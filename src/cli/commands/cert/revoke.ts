@@ -3,7 +3,7 @@ import { EcfCommand } from '../../base.js';
 import { certificateText } from '../../certificate-render.js';
 import { askConfirm, stdinIsTty } from '../../prompts.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { getCertificate, revokeCertificate } from '../../../engine/certificates/certificates.js';
+import { getCertificate, revokeCertificate } from '../../../engine/certificates/index.js';
 import { EngineError } from '../../../engine/errors.js';
 
 export default class CertRevoke extends EcfCommand {

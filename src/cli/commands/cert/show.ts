@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { certificateText } from '../../certificate-render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { getCertificate } from '../../../engine/certificates/certificates.js';
+import { getCertificate } from '../../../engine/certificates/index.js';
 
 export default class CertShow extends EcfCommand {
   static override description = 'Show a certificate: subject, issuer, validity, status and warnings (never the key or password)';

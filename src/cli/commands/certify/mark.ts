@@ -1,9 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { pasoOf, type PasoNumber } from '../../../engine/certification/pasos.js';
-import { recordPaso, requireCertification } from '../../../engine/certification/state.js';
-import { certificationReport } from '../../../engine/certification/report.js';
+import { certificationReport, pasoOf, recordPaso, requireCertification, type PasoNumber } from '../../../engine/certification/index.js';
 import { invalidField } from '../../../engine/errors.js';
 
 export default class CertifyMark extends EcfCommand {

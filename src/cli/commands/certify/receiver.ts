@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { PROBE_ISSUER_RNC, checkReceiver, probeTraces } from '../../../engine/certification/receiver-check.js';
-import { getCertification, recordPaso } from '../../../engine/certification/state.js';
+import { getCertification, recordPaso } from '../../../engine/certification/index.js';
+import { checkReceiver, PROBE_ISSUER_RNC, probeTraces } from '../../../engine/certification/heavy.js';
 
 export default class CertifyReceiver extends EcfCommand {
   static override description =

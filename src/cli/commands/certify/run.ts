@@ -2,9 +2,8 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { progressBar } from '../../progress.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { runCertificationSet, type RunEvent } from '../../../engine/certification/run.js';
-import { loadCases } from '../../../engine/certification/cases.js';
-import { requireCertification } from '../../../engine/certification/state.js';
+import { loadCases, requireCertification } from '../../../engine/certification/index.js';
+import { runCertificationSet, type RunEvent } from '../../../engine/certification/heavy.js';
 
 export default class CertifyRun extends EcfCommand {
   static override description =

@@ -4,8 +4,8 @@ import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
-import { signPortalXmlForTenant } from '../../../engine/certification/portal-xml.js';
-import { getCertification, recordPaso } from '../../../engine/certification/state.js';
+import { getCertification, recordPaso } from '../../../engine/certification/index.js';
+import { signPortalXmlForTenant } from '../../../engine/certification/heavy.js';
 
 /** `<name>.signed.xml` beside the input. */
 export const defaultSignedName = (file: string): string => {

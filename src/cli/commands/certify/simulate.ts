@@ -5,8 +5,8 @@ import { EcfCommand } from '../../base.js';
 import { progressBar } from '../../progress.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { consumoFileName, runSimulation, type SimulationReport } from '../../../engine/certification/simulation.js';
-import { ecfXml } from '../../../engine/ecf/queries.js';
+import { consumoFileName, runSimulation, type SimulationReport } from '../../../engine/certification/heavy.js';
+import { ecfXml } from '../../../engine/ecf/index.js';
 import type { Engine } from '../../../engine/engine.js';
 import { EngineError } from '../../../engine/errors.js';
 

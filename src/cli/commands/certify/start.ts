@@ -1,8 +1,6 @@
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { certificationReport } from '../../../engine/certification/report.js';
-import { startCertification } from '../../../engine/certification/state.js';
-import { PASOS } from '../../../engine/certification/pasos.js';
+import { certificationReport, PASOS, startCertification } from '../../../engine/certification/index.js';
 
 export default class CertifyStart extends EcfCommand {
   static override description =

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { certificationReport, reportText } from '../../../engine/certification/report.js';
+import { certificationReport, reportText } from '../../../engine/certification/index.js';
 
 export default class CertifyStatus extends EcfCommand {
   static override description = 'The certification report: every Paso done or pending, what was sent, the verdicts, and your next action';

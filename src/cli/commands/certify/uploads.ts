@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { writeConsumoUploads } from '../../../engine/certification/uploads.js';
+import { writeConsumoUploads } from '../../../engine/certification/index.js';
 
 export default class CertifyUploads extends EcfCommand {
   static override description =

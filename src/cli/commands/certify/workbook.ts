@@ -5,7 +5,7 @@ import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
-import { clientSettings, ENVIRONMENT_SEGMENT } from '../../../engine/taxauth/environments.js';
+import { clientSettings, ENVIRONMENT_SEGMENT } from '../../../engine/taxauth/index.js';
 
 /**
  * The built-in sandbox's Paso 2 or Paso 3 workbook for the tenant's RNC,

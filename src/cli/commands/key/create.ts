@@ -1,9 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { createOrganizationApiKey, createTenantApiKey } from '../../../engine/tenants/api-keys.js';
-import { TENANT_ROLES } from '../../../engine/tenants/schemas.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { createOrganizationApiKey, createTenantApiKey, findTenant, TENANT_ROLES } from '../../../engine/tenants/index.js';
 
 export default class KeyCreate extends EcfCommand {
   static override description =

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
-import { listApiKeys } from '../../../engine/tenants/api-keys.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { findTenant, listApiKeys } from '../../../engine/tenants/index.js';
 
 export default class KeyList extends EcfCommand {
   static override description = 'List API keys by their visible prefix (the whole key is never shown again)';

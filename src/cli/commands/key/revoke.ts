@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { revokeApiKey } from '../../../engine/tenants/api-keys.js';
+import { revokeApiKey } from '../../../engine/tenants/index.js';
 
 export default class KeyRevoke extends EcfCommand {
   static override description = 'Revoke an API key by its id or visible prefix; revoking twice keeps the first time';

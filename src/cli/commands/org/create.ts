@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { createOrganization } from '../../../engine/tenants/organizations.js';
-import { PLANS } from '../../../engine/tenants/plans.js';
+import { createOrganization, PLANS } from '../../../engine/tenants/index.js';
 
 const planSummary = Object.entries(PLANS)
   .map(([name, l]) => `${name} (${l.maxTenants} tenants, ${l.monthlyEcfQuota} e-CF/month, ${l.maxMembers} members)`)

@@ -1,6 +1,6 @@
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
-import { listOrganizations } from '../../../engine/tenants/organizations.js';
+import { listOrganizations } from '../../../engine/tenants/index.js';
 
 export default class OrgList extends EcfCommand {
   static override description = 'List organizations with their plan and usage';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { getOrganization } from '../../../engine/tenants/organizations.js';
+import { getOrganization } from '../../../engine/tenants/index.js';
 
 export default class OrgShow extends EcfCommand {
   static override description = 'Show an organization: plan, limits and usage';

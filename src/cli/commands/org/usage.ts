@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
-import { organizationUsage } from '../../../engine/limits/usage.js';
+import { organizationUsage } from '../../../engine/limits/index.js';
 
 export default class OrgUsage extends EcfCommand {
   static override description =

@@ -2,8 +2,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { listReceivedEcf } from '../../../engine/reception/queries.js';
-import { APPROVAL_STATES } from '../../../engine/reception/views.js';
+import { APPROVAL_STATES, listReceivedEcf } from '../../../engine/reception/index.js';
 
 export default class ReceivedList extends EcfCommand {
   static override description = 'The inbox: e-CF other issuers sent to the tenant, newest first, filtered and paged';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { findReceivedEcf } from '../../../engine/reception/queries.js';
+import { findReceivedEcf } from '../../../engine/reception/index.js';
 
 export default class ReceivedShow extends EcfCommand {
   static override description = 'Show a received e-CF by id or e-NCF: the reception result, the ARECF answered and the commercial decision';

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { addRange } from '../../../engine/sequences/ranges.js';
+import { addRange } from '../../../engine/sequences/index.js';
 import { ENVIRONMENTS } from '../../../engine/schema-types.js';
 
 export default class SequenceAdd extends EcfCommand {

@@ -2,7 +2,7 @@ import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { RANGE_COLUMNS, rangeRow } from '../../sequence-render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { listRanges } from '../../../engine/sequences/ranges.js';
+import { listRanges } from '../../../engine/sequences/index.js';
 
 export default class SequenceList extends EcfCommand {
   static override description = "List a tenant's loaded e-NCF ranges with the next number, what remains and the low-stock flag";

@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { settingView } from '../../../engine/settings/settings.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { settingView } from '../../../engine/settings/index.js';
+import { findTenant } from '../../../engine/tenants/index.js';
 
 export default class SettingsGet extends EcfCommand {
   static override description = "Show a setting's effective value, where it comes from, its default and meaning";

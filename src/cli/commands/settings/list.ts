@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
-import { listSettings } from '../../../engine/settings/settings.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { listSettings } from '../../../engine/settings/index.js';
+import { findTenant } from '../../../engine/tenants/index.js';
 
 export default class SettingsList extends EcfCommand {
   static override description = 'List every setting with its effective value and where it comes from (default, platform or tenant)';

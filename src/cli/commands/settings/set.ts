@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { parseSettingText, setSetting } from '../../../engine/settings/settings.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { parseSettingText, setSetting } from '../../../engine/settings/index.js';
+import { findTenant } from '../../../engine/tenants/index.js';
 
 export default class SettingsSet extends EcfCommand {
   static override description =

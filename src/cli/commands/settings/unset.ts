@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { unsetSetting } from '../../../engine/settings/settings.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { unsetSetting } from '../../../engine/settings/index.js';
+import { findTenant } from '../../../engine/tenants/index.js';
 
 export default class SettingsUnset extends EcfCommand {
   static override description =

@@ -16,8 +16,8 @@ export default class TaxauthCheck extends EcfCommand {
     const { flags } = await this.parse(TaxauthCheck);
     const engine = await this.engine(flags);
     const tenant = await resolveTenant(engine, flags.tenant);
-    const { checkConnection } = await import('../../../engine/taxauth/connection.js');
-    const { tlsChecks } = await import('../../../engine/taxauth/tls-check.js');
+    const { checkConnection } = await import('../../../engine/taxauth/index.js');
+    const { tlsChecks } = await import('../../../engine/taxauth/index.js');
     const environment = (flags.env ?? tenant.defaultEnvironment) as 'test' | 'cert' | 'production';
     const [result, tls] = await Promise.all([checkConnection(engine, tenant.id, environment), tlsChecks(engine, environment)]);
     const { authorityStatus, ...connection } = result;

@@ -13,8 +13,8 @@ export default class TaxauthStatus extends EcfCommand {
   async run() {
     const { flags } = await this.parse(TaxauthStatus);
     const engine = await this.engine(flags);
-    const { authorityStatus, statusView } = await import('../../../engine/taxauth/authority-status.js');
-    const { applyMaintenanceWindows } = await import('../../../engine/submission/contingency.js');
+    const { authorityStatus, statusView } = await import('../../../engine/taxauth/index.js');
+    const { applyMaintenanceWindows } = await import('../../../engine/submission/heavy.js');
     const state = await authorityStatus(engine, { refresh: flags.cached ? 'never' : 'now' });
     if (state.configured && !flags.cached) await applyMaintenanceWindows(engine);
     const now = engine.clock.now();

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { attachTenant, findTenant } from '../../../engine/tenants/tenants.js';
+import { attachTenant, findTenant } from '../../../engine/tenants/index.js';
 
 export default class TenantAttach extends EcfCommand {
   static override description = "Move an existing tenant into an organization, within the plan's tenant cap";

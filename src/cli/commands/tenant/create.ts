@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { createTenant } from '../../../engine/tenants/tenants.js';
+import { createTenant } from '../../../engine/tenants/index.js';
 
 export default class TenantCreate extends EcfCommand {
   static override description = 'Create a tenant (a taxpayer), optionally inside an organization';

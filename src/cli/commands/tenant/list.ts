@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
-import { listTenants } from '../../../engine/tenants/tenants.js';
+import { listTenants } from '../../../engine/tenants/index.js';
 
 export default class TenantList extends EcfCommand {
   static override description = 'List tenants, optionally those of one organization';

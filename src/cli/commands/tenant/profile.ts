@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { setEmitterProfile } from '../../../engine/tenants/emitter-profile.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { findTenant, setEmitterProfile } from '../../../engine/tenants/index.js';
 
 export default class TenantProfile extends EcfCommand {
   static override description =

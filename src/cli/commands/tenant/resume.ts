@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { emissionTarget, orgFlag } from '../../emission-target.js';
 import { table } from '../../render.js';
-import { emissionState, organizationEmissionStates, resumeEmission } from '../../../engine/limits/pause.js';
+import { emissionState, organizationEmissionStates, resumeEmission } from '../../../engine/limits/index.js';
 
 export default class TenantResume extends EcfCommand {
   static override description =

@@ -2,8 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { EngineError } from '../../../engine/errors.js';
-import { getEmitterProfile } from '../../../engine/tenants/emitter-profile.js';
-import { findTenant } from '../../../engine/tenants/tenants.js';
+import { findTenant, getEmitterProfile } from '../../../engine/tenants/index.js';
 
 export default class TenantShow extends EcfCommand {
   static override description = 'Show a tenant and, if it has one, its emitter profile';

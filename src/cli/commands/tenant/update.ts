@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { ENVIRONMENTS } from '../../../engine/schema-types.js';
-import { findTenant, updateTenant } from '../../../engine/tenants/tenants.js';
+import { findTenant, updateTenant } from '../../../engine/tenants/index.js';
 
 export default class TenantUpdate extends EcfCommand {
   static override description = "Change a tenant's names or default environment";

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { createWebhook } from '../../../engine/webhooks/endpoints.js';
+import { createWebhook } from '../../../engine/webhooks/index.js';
 
 export default class WebhookAdd extends EcfCommand {
   static override description =

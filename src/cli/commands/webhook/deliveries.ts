@@ -3,7 +3,7 @@ import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../../webhook-render.js';
-import { listDeliveries } from '../../../engine/webhooks/delivery.js';
+import { listDeliveries } from '../../../engine/webhooks/index.js';
 
 export default class WebhookDeliveries extends EcfCommand {
   static override description = "An endpoint's delivery log (kept 30 days), newest first";

@@ -2,7 +2,7 @@ import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { ENDPOINT_COLUMNS, endpointRow } from '../../webhook-render.js';
-import { listWebhooks } from '../../../engine/webhooks/endpoints.js';
+import { listWebhooks } from '../../../engine/webhooks/index.js';
 
 export default class WebhookList extends EcfCommand {
   static override description = "List a tenant's webhook endpoints with their events, state and failures in a row (never their secrets)";

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { pingWebhook } from '../../../engine/webhooks/delivery.js';
+import { pingWebhook } from '../../../engine/webhooks/index.js';
 
 export default class WebhookPing extends EcfCommand {
   static override description = 'Send a signed webhook.ping to the endpoint now (outside the retry queue) and show what happened';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { deleteWebhook } from '../../../engine/webhooks/endpoints.js';
+import { deleteWebhook } from '../../../engine/webhooks/index.js';
 
 export default class WebhookRemove extends EcfCommand {
   static override description = 'Remove a webhook endpoint and its delivery log; nothing more is sent to it';

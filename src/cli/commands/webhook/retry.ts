@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { getDelivery, retryDelivery } from '../../../engine/webhooks/delivery.js';
+import { getDelivery, retryDelivery } from '../../../engine/webhooks/index.js';
 
 export default class WebhookRetry extends EcfCommand {
   static override description = 'Send a dead delivery again: back to pending, due now, attempts reset (only dead deliveries)';

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../../base.js';
 import { record } from '../../../render.js';
-import { addMember } from '../../../../engine/tenants/organizations.js';
-import { ORGANIZATION_ROLES } from '../../../../engine/tenants/schemas.js';
+import { addMember, ORGANIZATION_ROLES } from '../../../../engine/tenants/index.js';
 
 export default class OrgMemberAdd extends EcfCommand {
   static override description = "Add a member to an organization, within its plan's member cap";

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../../base.js';
 import { table } from '../../../render.js';
-import { listMembers } from '../../../../engine/tenants/organizations.js';
+import { listMembers } from '../../../../engine/tenants/index.js';
 
 export default class OrgMemberList extends EcfCommand {
   static override description = "List an organization's members";

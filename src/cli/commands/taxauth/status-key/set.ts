@@ -15,7 +15,7 @@ export default class TaxauthStatusKeySet extends EcfCommand {
     const { askPassword, readStdinLine, stdinIsTty } = await import('../../../prompts.js');
     const key = flags.stdin || !stdinIsTty() ? await readStdinLine() : await askPassword('Status services API key:');
     const engine = await this.engine(flags);
-    const { setStatusKey } = await import('../../../../engine/taxauth/status-key.js');
+    const { setStatusKey } = await import('../../../../engine/taxauth/index.js');
     const info = await setStatusKey(engine, key);
     this.log(record({ ...info, next: 'ecf taxauth status reads the status host now' }));
     return info;

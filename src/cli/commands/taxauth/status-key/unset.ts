@@ -7,7 +7,7 @@ export default class TaxauthStatusKeyUnset extends EcfCommand {
   async run() {
     const { flags } = await this.parse(TaxauthStatusKeyUnset);
     const engine = await this.engine(flags);
-    const { unsetStatusKey } = await import('../../../../engine/taxauth/status-key.js');
+    const { unsetStatusKey } = await import('../../../../engine/taxauth/index.js');
     const removed = await unsetStatusKey(engine);
     this.log(removed ? 'The status API key was removed.' : 'No status API key was set.');
     return { removed };

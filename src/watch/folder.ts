@@ -1,14 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import type { Engine } from '../engine.js';
-import { EngineError, ValidationError, type FieldError } from '../errors.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH, issueEcf } from '../ecf/issue.js';
-import { ecfXml, getEcf } from '../ecf/queries.js';
-import type { EcfView } from '../ecf/views.js';
-import { ecfRepresentation } from '../representation/representation.js';
-import type { Environment } from '../schema-types.js';
-import { FINAL_STATES } from '../submission/rules.js';
+import type { Engine } from '../engine/engine.js';
+import { EngineError, ValidationError, type FieldError } from '../engine/errors.js';
+import { ecfXml, getEcf, type EcfView } from '../engine/ecf/index.js';
+import { issueAndWait, MAX_IDEMPOTENCY_KEY_LENGTH } from '../engine/ecf/heavy.js';
+import { ecfRepresentation } from '../engine/representation/index.js';
+import type { Environment } from '../engine/schema-types.js';
+import { FINAL_STATES } from '../engine/submission/index.js';
 
 /**
  * Folder drop (`ecf watch DIR`, `ecf serve --watch DIR`): an integration
@@ -276,7 +275,7 @@ export async function watchFolder(options: WatchOptions): Promise<FolderWatcher>
     }
     let issued: { ecf: EcfView; created: boolean };
     try {
-      issued = await issueEcf(engine, tenantId, { idempotencyKey: key, payload, ...(options.environment && { environment: options.environment }) });
+      issued = await issueAndWait(engine, tenantId, { idempotencyKey: key, payload, ...(options.environment && { environment: options.environment }) });
     } catch (err) {
       if (isTransient(err)) throw err;
       return finishFailed(name, describe(err));

@@ -1,0 +1,4 @@
+// The door of engine/ecf: what the adapters (src/http, src/cli, src/jobs, src/watch) use of this area.
+// Named re-exports only, so the list is a deliberate choice. Issuing has its own door (./heavy.ts).
+export { ListQuery, PagedEcf, ecfXml, findEcf, getEcf, listEcf } from './queries.js';
+export { EcfView, type EcfSummary } from './views.js';

@@ -1,0 +1,4 @@
+// The second door of engine/sequences: annulment ranges (signing an ANECF, the XSDs, the keychain).
+// Apart from ./index.ts, because the bundle keeps every module a door re-exports: a command that only
+// reads must not load these.
+export { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from './annulments.js';

@@ -1,0 +1,4 @@
+// The door of engine/settings: what the adapters (src/http, src/cli, src/jobs, src/watch) use of this area.
+// Named re-exports only, so the list is a deliberate choice. The bundle keeps every module a door names, so a door
+// re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
+export { getSetting, listSettings, parseSettingText, setSetting, settingView, unsetSetting } from './settings.js';
