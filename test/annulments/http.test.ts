@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { organizationKey, seedIssuer, seedOrganization } from '../helpers.js';
 import { annulHarness, expectValidAnecf, line, storedAnecf } from './tools.js';
+import { api } from '../api.js';
 
 const URL = '/api/v1/sequences/annulments';
 
@@ -101,11 +102,11 @@ describe('the annulment routes', () => {
       }
     }
     const { organization, owner } = await seedOrganization(h.engine);
-    const orgRes = await h.app.inject({ method: 'POST', url: URL, headers: { 'x-api-key': await organizationKey(h.engine, organization.id, owner.id) }, payload: body });
+    const orgRes = await api(h.app).key(await organizationKey(h.engine, organization.id, owner.id)).post(URL, body);
     expect(orgRes.json()).toMatchObject({ status: 403, code: 'Auth.TenantKeyRequired' });
     expect(h.sandbox.control.annulments()).toEqual([]);
 
-    const mine = (await h.app.inject({ method: 'POST', url: URL, headers: { 'x-api-key': h.keys.admin_tenant }, payload: body })).json();
+    const mine = (await api(h.app, h.keys).as('admin_tenant').post(URL, body)).json();
     expect(mine.status).toBe('voided');
     const other = await seedIssuer(h.engine);
     const theirs = { 'x-api-key': other.keys.admin_tenant };
@@ -117,7 +118,7 @@ describe('the annulment routes', () => {
 
   it('is in the OpenAPI document with its role', async () => {
     const h = await annulHarness();
-    const doc = (await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(h.app).get('/api/v1/openapi.json')).json();
     expect(doc.paths[URL].post.description).toContain('Roles: admin_tenant.');
     expect(doc.paths[`${URL}/{id}/retry`].post.description).toContain('Roles: admin_tenant.');
     expect(Object.keys(doc.paths[URL].post.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '409']));

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { buildApp } from '../../src/http/app.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../src/http/json-body.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 /** `levels` objects one inside the other, the innermost holding 1. */
 const nested = (levels: number): string => '{"a":'.repeat(levels - 1) + '{"a":1}' + '}'.repeat(levels - 1);
@@ -114,7 +115,7 @@ describe('A URL the router cannot read', () => {
       expect(res.json(), method).toMatchObject({ status: 400, code: 'Http.BAD_URL', instance: '/api/v1/ecf/%' });
       expect(res.json().requestId).toBe(res.headers['x-request-id']);
     }
-    const receiver = await app.inject({ method: 'POST', url: '/0194d2a8-0000-7000-8000-000000000000/fe/recepcion/api/%zz' });
+    const receiver = await api(app).post('/0194d2a8-0000-7000-8000-000000000000/fe/recepcion/api/%zz');
     expect(receiver.statusCode).toBe(400);
     expect(receiver.headers['content-type']).toContain('text/plain');
   });

@@ -8,6 +8,7 @@ import { TaxauthError } from '../../src/engine/taxauth/errors.js';
 import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
 import { sandbox } from '../taxauth/fixtures.js';
+import { api } from '../api.js';
 
 const LOCAL = { remoteAddress: '127.0.0.1' };
 
@@ -131,10 +132,10 @@ describe('GET /metrics', () => {
     const app = await buildApp({ engine });
     try {
       for (let i = 0; i < 5; i++) {
-        await app.inject({ method: 'GET', url: `/api/v1/ecf/0000000${i}-aaaa-bbbb-cccc-dddddddddddd` });
-        await app.inject({ method: 'GET', url: `/no/such/path/${i}?x=${i}` });
+        await api(app).get(`/api/v1/ecf/0000000${i}-aaaa-bbbb-cccc-dddddddddddd`);
+        await api(app).get(`/no/such/path/${i}?x=${i}`);
       }
-      await app.inject({ method: 'GET', url: '/healthz' });
+      await api(app).get('/healthz');
       const text = (await app.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
       const routes = new Set(samples(text).filter((s) => s.name === 'ecf_http_request_duration_seconds_count').map((s) => s.labels.route));
       expect(routes).toContain('/api/v1/ecf/:id');

@@ -5,6 +5,7 @@ import { OPERATION_ROLES, type TenantOperation } from '../../src/engine/tenants/
 import { TENANT_ROLES } from '../../src/engine/tenants/schemas.js';
 import { revokeApiKey } from '../../src/engine/tenants/api-keys.js';
 import { organizationKey, seedOrganization, seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 async function setup() {
   const engine = await testEngine();
@@ -46,7 +47,7 @@ describe('the role table, for every tenant route that exists', () => {
 
   it('publishes the same roles in the OpenAPI document', async () => {
     const { app } = await setup();
-    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(app).get('/api/v1/openapi.json')).json();
     expect(doc.paths['/api/v1/emitter-profile'].get.description).toContain('Roles: admin_tenant.');
   });
 });
@@ -67,7 +68,7 @@ describe('authentication problems', () => {
       expect(res.json().requestId).toBe(res.headers['x-request-id']);
     }
     await revokeApiKey(engine, keys.admin_tenant.slice(0, 16));
-    const revoked = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const revoked = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(revoked.statusCode).toBe(401);
     expect(revoked.json().code).toBe('Auth.InvalidKey');
   });
@@ -77,15 +78,10 @@ describe('tenant isolation', () => {
   it('scopes every call to the key’s tenant, whatever the body says', async () => {
     const { app, engine, keys } = await setup();
     const other = await seedTenant(engine);
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/emitter-profile',
-      headers: { 'x-api-key': keys.admin_tenant },
-      payload: { address: 'Nueva dirección', municipality: null, province: null, email: null, economicActivity: null, phones: null },
-    });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', { address: 'Nueva dirección', municipality: null, province: null, email: null, economicActivity: null, phones: null });
     expect(res.statusCode).toBe(200);
-    const mine = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
-    const theirs = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': other.keys.admin_tenant } });
+    const mine = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
+    const theirs = await api(app, other.keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(mine.json().address).toBe('Nueva dirección');
     expect(theirs.json()).toMatchObject({ tenantId: other.tenant.id, address: 'Calle El Conde 12' });
   });
