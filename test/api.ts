@@ -1,5 +1,4 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
 
 /**
  * The one way tests call the HTTP app in process: `api(app, keys).as('emisor').post(url, body)`.
@@ -58,9 +57,3 @@ export function api(app: Injectable, keys: Partial<Record<string, string>> = {})
   };
 }
 
-/** The problem details body of an error answer, after checking it is one with this status. */
-export function problemOf(res: LightMyRequestResponse, status: number): Record<string, unknown> & { status: number; code?: string; title: string } {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toContain('application/problem+json');
-  return res.json();
-}

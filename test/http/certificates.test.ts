@@ -91,7 +91,7 @@ describe('certificates over HTTP', () => {
       { method: 'GET' as const, url: `/api/v1/certificates/${id}` },
       { method: 'POST' as const, url: `/api/v1/certificates/${id}/revoke` },
     ]) {
-      const res = await app.inject({ ...req, headers: { 'x-api-key': keys.admin_tenant } });
+      const res = await api(app, keys).as('admin_tenant').send(req.method, req.url);
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('Certificate.NotFound');
     }

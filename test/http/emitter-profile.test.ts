@@ -91,26 +91,26 @@ describe('PUT /api/v1/emitter-profile', () => {
 
   it('takes back the exact body GET answers, edited (fetch, edit, save)', async () => {
     const { app, keys, engine } = await setup();
-    const headers = { 'x-api-key': keys.admin_tenant };
-    const fetched = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    const admin = api(app, keys).as('admin_tenant');
+    const fetched = (await admin.get('/api/v1/emitter-profile')).json();
     engine.clock.advance(60_000);
-    const saved = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: { ...fetched, address: 'Av. Sarasota 5' } });
+    const saved = await admin.put('/api/v1/emitter-profile', { ...fetched, address: 'Av. Sarasota 5' });
     expect(saved.statusCode, saved.body).toBe(200);
     expect(saved.json()).toMatchObject({ id: fetched.id, address: 'Av. Sarasota 5', updatedAt: '2026-03-10T10:01:00.000-04:00', createdAt: fetched.createdAt });
 
     // Again from the new view, its times written in UTC: the same instants, so unchanged.
     const view = saved.json();
     const utc = { ...view, createdAt: new Date(view.createdAt).toISOString(), updatedAt: new Date(view.updatedAt).toISOString(), email: null };
-    const again = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: utc });
+    const again = await admin.put('/api/v1/emitter-profile', utc);
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json().email).toBeNull();
   });
 
   it('refuses a changed read-only field by name, with any other problem of the body, and changes nothing', async () => {
     const { app, keys, engine, tenant } = await setup();
-    const headers = { 'x-api-key': keys.admin_tenant };
-    const fetched = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
-    const put = (payload: unknown) => app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: payload as object });
+    const admin = api(app, keys).as('admin_tenant');
+    const fetched = (await admin.get('/api/v1/emitter-profile')).json();
+    const put = (payload: unknown) => admin.put('/api/v1/emitter-profile', payload as object);
 
     for (const [field, value] of [
       ['id', '0194d2a8-0000-7000-8000-000000000000'],
@@ -136,7 +136,7 @@ describe('PUT /api/v1/emitter-profile', () => {
     expect(stale.statusCode).toBe(400);
     expect(Object.keys(stale.json().errors)).toEqual(['updatedAt']);
 
-    const after = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    const after = (await admin.get('/api/v1/emitter-profile')).json();
     expect(after).toMatchObject({ address: 'Primera 1', tenantId: tenant.id, defaultEnvironment: 'test' });
   });
 

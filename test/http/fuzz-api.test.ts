@@ -57,15 +57,15 @@ afterAll(async () => {
 });
 
 const send = async (r: FuzzRequest): Promise<Answer> => {
-  const res = await world.app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, ...(r.payload !== undefined && { payload: r.payload }) });
+  const res = await api(world.app).send(r.method, r.url, r.payload, { headers: r.headers });
   return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body: res.body };
 };
 
 /** Undoes accepted requests that would hide the other cases: a pause stops issuing, bearer mode closes the receiver. */
 async function afterAccepted(request: FuzzRequest): Promise<void> {
-  const headers = { 'x-api-key': world.keys.admin };
-  if (request.url.startsWith('/api/v1/emission/pause')) await world.app.inject({ method: 'POST', url: '/api/v1/emission/resume', headers });
-  if (request.url.startsWith('/api/v1/inbound-ecf-settings')) await world.app.inject({ method: 'PUT', url: '/api/v1/inbound-ecf-settings', headers, payload: { requireBearerAuth: false } });
+  const admin = api(world.app, world.keys).as('admin');
+  if (request.url.startsWith('/api/v1/emission/pause')) await admin.post('/api/v1/emission/resume');
+  if (request.url.startsWith('/api/v1/inbound-ecf-settings')) await admin.put('/api/v1/inbound-ecf-settings', { requireBearerAuth: false });
 }
 
 let canarySeen = 0;

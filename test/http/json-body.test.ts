@@ -37,7 +37,7 @@ describe('JSON request bodies', () => {
   }
 
   const post = (app: Awaited<ReturnType<typeof setup>>['app'], key: string, url: string, payload: string, method = 'POST') =>
-    app.inject({ method: method as 'POST', url, headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'deep-1' }, payload });
+    api(app).key(key).send(method as 'POST', url, payload, { headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' } });
 
   it('nested 5,000 levels deep get a 400 Http.BodyTooDeep naming the limit on POST /ecf, and nothing is issued', async () => {
     const { app, key, engine } = await setup();
@@ -109,7 +109,7 @@ describe('A URL the router cannot read', () => {
     const engine = await testEngine();
     const app = await buildApp({ engine });
     for (const method of ['GET', 'POST', 'OPTIONS'] as const) {
-      const res = await app.inject({ method, url: '/api/v1/ecf/%' });
+      const res = await api(app).send(method, '/api/v1/ecf/%');
       expect(res.statusCode, method).toBe(400);
       expect(res.headers['content-type'], method).toContain('application/problem+json');
       expect(res.json(), method).toMatchObject({ status: 400, code: 'Http.BAD_URL', instance: '/api/v1/ecf/%' });

@@ -49,12 +49,7 @@ describe('prototype property names in a JSON body', () => {
     for (const route of ROUTES(webhookId)) {
       for (const name of PROTOTYPE_NAMES) {
         for (const [where, payload] of [['top', route.top(name)], ['nested', route.nested(name)]] as const) {
-          const res = await app.inject({
-            method: route.method as 'POST',
-            url: route.url,
-            headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': `proto-${name}-${where}` },
-            payload,
-          });
+          const res = await api(app).key(key).send(route.method as 'POST', route.url, payload, { headers: { 'content-type': 'application/json', 'idempotency-key': `proto-${name}-${where}` } });
           const label = `${route.method} ${route.url} ${where} ${name}: ${res.body}`;
           expect(res.statusCode, label).toBeGreaterThanOrEqual(400);
           expect(res.statusCode, label).toBeLessThan(500);

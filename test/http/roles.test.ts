@@ -30,7 +30,7 @@ describe('the role table, for every tenant route that exists', () => {
     for (const route of tenantRoutes) {
       const allowed: readonly string[] = OPERATION_ROLES[route.access];
       for (const role of TENANT_ROLES) {
-        const res = await app.inject({ method: route.method as 'GET', url: fill(route.url), headers: { 'x-api-key': keys[role] } });
+        const res = await api(app, keys).as(role).send(route.method as 'GET', fill(route.url));
         if (allowed.includes(role)) {
           expect([401, 403], `${role} on ${route.method} ${route.url}`).not.toContain(res.statusCode);
         } else {
@@ -39,7 +39,7 @@ describe('the role table, for every tenant route that exists', () => {
           expect(res.json().detail).toContain(allowed.join(', '));
         }
       }
-      const withOrgKey = await app.inject({ method: route.method as 'GET', url: fill(route.url), headers: { 'x-api-key': orgKey } });
+      const withOrgKey = await api(app).key(orgKey).send(route.method as 'GET', fill(route.url));
       expect(withOrgKey.statusCode).toBe(403);
       expect(withOrgKey.json().code).toBe('Auth.TenantKeyRequired');
     }
@@ -61,7 +61,7 @@ describe('authentication problems', () => {
       [{ 'x-api-key': `${keys.admin_tenant.slice(0, -4)}AAAA` }, 'Auth.InvalidKey'],
     ];
     for (const [headers, code] of cases) {
-      const res = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: { nonsense: true } });
+      const res = await api(app).put('/api/v1/emitter-profile', { nonsense: true }, { headers });
       expect(res.statusCode).toBe(401);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json()).toMatchObject({ status: 401, title: 'Unauthorized', code, instance: '/api/v1/emitter-profile' });

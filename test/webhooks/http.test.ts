@@ -16,7 +16,7 @@ async function setup() {
   await allowLoopback(engine);
   const receiver = await startReceiver();
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, key = keys.admin_tenant) =>
-    app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload !== undefined && { payload: payload as Record<string, unknown> }) });
+    api(app).key(key).send(method, url, payload as Record<string, unknown> | undefined);
   return { engine, app, tenant, keys, orgKey, receiver, call };
 }
 
