@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { organizationKey, seedIssuer, seedOrganization } from '../helpers.js';
 import { annulHarness, expectValidAnecf, line, storedAnecf } from './tools.js';
+import { api } from '../api.js';
 
 const URL = '/api/v1/sequences/annulments';
 
 describe('the annulment routes', () => {
   it('POST answers 200 with the record; GET lists and shows it; retry answers 200; XML sent is the stored one', async () => {
     const h = await annulHarness();
-    const admin = { 'x-api-key': h.keys.admin_tenant };
+    const admin = api(h.app, h.keys).as('admin_tenant');
     h.sandbox.control.script({ outcomes: [{ kind: 'http5xx', status: 502 }] });
-    const res = await h.app.inject({
-      method: 'POST',
-      url: URL,
-      headers: admin,
-      payload: { environment: 'test', reason: 'Sucursal cerrada', lines: [{ type: '31', series: 'E', rangeFrom: '101', rangeTo: 200 }] },
-    });
+    const res = await admin.post(URL, { environment: 'test', reason: 'Sucursal cerrada', lines: [{ type: '31', series: 'E', rangeFrom: '101', rangeTo: 200 }] });
     expect(res.statusCode).toBe(200);
     const failed = res.json();
     expect(failed).toEqual({
@@ -33,31 +29,31 @@ describe('the annulment routes', () => {
       createdAt: '2026-03-10T10:00:00.000-04:00',
     });
 
-    const listed = await h.app.inject({ method: 'GET', url: URL, headers: admin });
+    const listed = await admin.get(URL);
     expect(listed.statusCode).toBe(200);
     expect(listed.json()).toEqual([failed]);
-    const shown = await h.app.inject({ method: 'GET', url: `${URL}/${failed.id}`, headers: admin });
+    const shown = await admin.get(`${URL}/${failed.id}`);
     expect(shown.json()).toEqual(failed);
 
-    const retried = await h.app.inject({ method: 'POST', url: `${URL}/${failed.id}/retry`, headers: admin });
+    const retried = await admin.post(`${URL}/${failed.id}/retry`);
     expect(retried.statusCode).toBe(200);
     expect(retried.json()).toMatchObject({ id: failed.id, status: 'voided', attempts: 2, taxauthCode: '15', lastError: null });
     const { xml } = await storedAnecf(h.engine, failed.id);
     expect(h.sandbox.control.annulments().map((a) => a.xml)).toEqual([xml]);
     await expectValidAnecf(h.engine, h.tenant.id, xml);
 
-    const again = await h.app.inject({ method: 'POST', url: `${URL}/${failed.id}/retry`, headers: admin });
+    const again = await admin.post(`${URL}/${failed.id}/retry`);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ status: 409, code: 'Annulment.NotRetryable' });
 
-    const ranges = (await h.app.inject({ method: 'GET', url: '/api/v1/sequences', headers: admin })).json();
+    const ranges = (await admin.get('/api/v1/sequences')).json();
     expect(ranges.find((r: { type: number; rangeFrom: number }) => r.type === 31 && r.rangeFrom === 1)).toMatchObject({ next: 1, remaining: 900 });
   });
 
   it('answers 400 with every field error, naming path and rule, and changes nothing', async () => {
     const h = await annulHarness();
-    const admin = { 'x-api-key': h.keys.admin_tenant };
-    const shape = await h.app.inject({ method: 'POST', url: URL, headers: admin, payload: { environment: 'test', lines: [{ type: 31, series: 'E', rangeFrom: 1 }] } });
+    const admin = api(h.app, h.keys).as('admin_tenant');
+    const shape = await admin.post(URL, { environment: 'test', lines: [{ type: 31, series: 'E', rangeFrom: 1 }] });
     expect(shape.statusCode).toBe(400);
     expect(shape.headers['content-type']).toContain('application/problem+json');
     expect(shape.json()).toMatchObject({
@@ -70,12 +66,7 @@ describe('the annulment routes', () => {
       ],
     });
 
-    const rules = await h.app.inject({
-      method: 'POST',
-      url: URL,
-      headers: admin,
-      payload: { environment: 'test', reason: 'x', lines: [line(31, 1, 10), line(31, 5, 20), line(32, 999, 1001)] },
-    });
+    const rules = await admin.post(URL, { environment: 'test', reason: 'x', lines: [line(31, 1, 10), line(31, 5, 20), line(32, 999, 1001)] });
     expect(rules.statusCode).toBe(400);
     expect(rules.json().fieldErrors).toEqual([
       { path: 'lines[1]', code: 'Annulment.LinesOverlap', message: 'E310000000005–E310000000020 overlaps lines[0] (E310000000001–E310000000010)' },
@@ -85,7 +76,7 @@ describe('the annulment routes', () => {
       'lines[1]': ['E310000000005–E310000000020 overlaps lines[0] (E310000000001–E310000000010)'],
       'lines[2]': ['E320000000999–E320000001001 is not inside one authorized range of type 32 in test (loaded: 1–1000)'],
     });
-    const list = await h.app.inject({ method: 'GET', url: URL, headers: admin });
+    const list = await admin.get(URL);
     expect(list.json()).toEqual([]);
     expect(h.sandbox.control.annulments()).toEqual([]);
   });
@@ -95,29 +86,29 @@ describe('the annulment routes', () => {
     const body = { environment: 'test', reason: 'x', lines: [line(31, 1, 1)] };
     for (const role of ['emisor', 'consultor'] as const) {
       for (const [method, url] of [['POST', URL], ['GET', URL]] as const) {
-        const res = await h.app.inject({ method, url, headers: { 'x-api-key': h.keys[role] }, ...(method === 'POST' && { payload: body }) });
+        const res = await api(h.app, h.keys).as(role).send(method, url, method === 'POST' ? body : undefined);
         expect(res.statusCode, `${role} ${method}`).toBe(403);
         expect(res.json()).toMatchObject({ code: 'Auth.RoleNotAllowed' });
       }
     }
     const { organization, owner } = await seedOrganization(h.engine);
-    const orgRes = await h.app.inject({ method: 'POST', url: URL, headers: { 'x-api-key': await organizationKey(h.engine, organization.id, owner.id) }, payload: body });
+    const orgRes = await api(h.app).key(await organizationKey(h.engine, organization.id, owner.id)).post(URL, body);
     expect(orgRes.json()).toMatchObject({ status: 403, code: 'Auth.TenantKeyRequired' });
     expect(h.sandbox.control.annulments()).toEqual([]);
 
-    const mine = (await h.app.inject({ method: 'POST', url: URL, headers: { 'x-api-key': h.keys.admin_tenant }, payload: body })).json();
+    const mine = (await api(h.app, h.keys).as('admin_tenant').post(URL, body)).json();
     expect(mine.status).toBe('voided');
     const other = await seedIssuer(h.engine);
-    const theirs = { 'x-api-key': other.keys.admin_tenant };
-    expect((await h.app.inject({ method: 'GET', url: `${URL}/${mine.id}`, headers: theirs })).statusCode).toBe(404);
-    expect((await h.app.inject({ method: 'POST', url: `${URL}/${mine.id}/retry`, headers: theirs })).statusCode).toBe(404);
-    expect((await h.app.inject({ method: 'GET', url: URL, headers: theirs })).json()).toEqual([]);
-    expect((await h.app.inject({ method: 'GET', url: `${URL}/not-a-uuid`, headers: theirs })).statusCode).toBe(400);
+    const theirs = api(h.app, other.keys).as('admin_tenant');
+    expect((await theirs.get(`${URL}/${mine.id}`)).statusCode).toBe(404);
+    expect((await theirs.post(`${URL}/${mine.id}/retry`)).statusCode).toBe(404);
+    expect((await theirs.get(URL)).json()).toEqual([]);
+    expect((await theirs.get(`${URL}/not-a-uuid`)).statusCode).toBe(400);
   });
 
   it('is in the OpenAPI document with its role', async () => {
     const h = await annulHarness();
-    const doc = (await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(h.app).get('/api/v1/openapi.json')).json();
     expect(doc.paths[URL].post.description).toContain('Roles: admin_tenant.');
     expect(doc.paths[`${URL}/{id}/retry`].post.description).toContain('Roles: admin_tenant.');
     expect(Object.keys(doc.paths[URL].post.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '409']));

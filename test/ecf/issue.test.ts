@@ -16,19 +16,15 @@ import { openEngine } from '../../src/engine/engine.js';
 import { createRowTrigger, dropRowTrigger } from '../../src/engine/store/migrations/ddl.js';
 import { STORE, invoice31, seedIssuer, seedTenant, testEngine } from '../helpers.js';
 import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
+import { api } from '../api.js';
 
 async function setup(options: { rangeSize?: number } = {}) {
   const engine = await testEngine();
   const app = await buildApp({ engine });
   const seeded = await seedIssuer(engine, options);
   const issue = (payload: unknown, key: string | null = `k-${Math.random()}`, apiKey = seeded.keys.emisor) =>
-    app.inject({
-      method: 'POST',
-      url: '/api/v1/ecf',
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...(key !== null && { 'idempotency-key': key }) },
-      payload: JSON.stringify(payload),
-    });
-  const get = (url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': seeded.keys.consultor } });
+    api(app).key(apiKey).post('/api/v1/ecf', JSON.stringify(payload), { headers: { 'content-type': 'application/json', ...(key !== null && { 'idempotency-key': key }) } });
+  const get = (url: string) => api(app, seeded.keys).as('consultor').get(url);
   const rangeOf = async (type: number) => (await listRanges(engine, seeded.tenant.id)).find((r) => r.type === type && r.environment === 'test')!;
   return { engine, app, issue, get, rangeOf, ...seeded };
 }
@@ -168,7 +164,7 @@ describe('POST /api/v1/ecf', () => {
     const impatient = await openEngine({ dataDir: engine.dataDir, clock: engine.clock, databaseUrl: `${url}?options=${encodeURIComponent('-c lock_timeout=100')}` });
     const app = await buildApp({ engine: impatient });
     const issue = () =>
-      app.inject({ method: 'POST', url: '/api/v1/ecf', headers: { 'x-api-key': keys.emisor, 'content-type': 'application/json', 'idempotency-key': 'locked' }, payload: JSON.stringify(invoice31()) });
+      api(app, keys).as('emisor').post('/api/v1/ecf', JSON.stringify(invoice31()), { headers: { 'content-type': 'application/json', 'idempotency-key': 'locked' } });
     const other = new pg.Client({ connectionString: url });
     await other.connect();
     try {
@@ -242,11 +238,11 @@ describe('POST /api/v1/ecf', () => {
 describe('sequences', () => {
   it('lists ranges with capacity, remaining and low stock; allocate advances; events at low stock and exhaustion, once', async () => {
     const { app, engine, keys, tenant, issue } = await setup({ rangeSize: 5 });
-    const list = await app.inject({ method: 'GET', url: '/api/v1/sequences', headers: { 'x-api-key': keys.admin_tenant } });
+    const list = await api(app, keys).as('admin_tenant').get('/api/v1/sequences');
     expect(list.json().find((r: { type: number }) => r.type === 31)).toMatchObject({
       series: 'E', rangeFrom: 1, rangeTo: 5, next: 1, capacity: 5, remaining: 5, isLowStock: false, expiresOn: '2035-12-31', active: true, typeName: 'Factura de Crédito Fiscal Electrónica',
     });
-    const allocate = () => app.inject({ method: 'POST', url: '/api/v1/sequences/allocate', headers: { 'x-api-key': keys.admin_tenant }, payload: { environment: 'test', type: 31 } });
+    const allocate = () => api(app, keys).as('admin_tenant').post('/api/v1/sequences/allocate', { environment: 'test', type: 31 });
     expect((await allocate()).json()).toEqual({ encf: 'E310000000001', type: 31, series: 'E', sequential: 1 });
     expect((await allocate()).json().sequential).toBe(2);
     expect((await allocate()).json().sequential).toBe(3);
@@ -366,12 +362,7 @@ describe('listing e-CF', () => {
     const buyer = { rnc: '101010101', name: 'Ferretería Ozama SRL' };
     const mine = (await issue(invoice31({ buyer, internalNumber: 'FAC-7' }))).json();
     await issue({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Refresco', quantity: 1, unitPrice: '50.00' }] });
-    await app.inject({
-      method: 'POST',
-      url: '/api/v1/ecf',
-      headers: { 'x-api-key': other.keys.emisor, 'content-type': 'application/json', 'idempotency-key': 'other-1' },
-      payload: JSON.stringify(invoice31({ buyer, internalNumber: 'FAC-7' })),
-    });
+    await api(app, other.keys).as('emisor').post('/api/v1/ecf', JSON.stringify(invoice31({ buyer, internalNumber: 'FAC-7' })), { headers: { 'content-type': 'application/json', 'idempotency-key': 'other-1' } });
     const encfs = async (query: string) => (await get(`/api/v1/ecf?${query}`)).json().items.map((i: { encf: string }) => i.encf);
     const totals = async (query: string) => (await get(`/api/v1/ecf?${query}`)).json().totalCount;
     for (const s of ['ferre', 'FERRETERÍA', 'ferreteria oz', '1010', 'FAC-', 'e31']) {
@@ -394,11 +385,11 @@ describe('listing e-CF', () => {
     const { issue, app, engine } = await setup();
     const mine = (await issue(invoice31())).json();
     const other = await seedIssuer(engine);
-    const theirs = await app.inject({ method: 'GET', url: `/api/v1/ecf/${mine.id}`, headers: { 'x-api-key': other.keys.consultor } });
+    const theirs = await api(app, other.keys).as('consultor').get(`/api/v1/ecf/${mine.id}`);
     expect(theirs.statusCode).toBe(404);
-    const xml = await app.inject({ method: 'GET', url: `/api/v1/ecf/${mine.id}/xml`, headers: { 'x-api-key': other.keys.consultor } });
+    const xml = await api(app, other.keys).as('consultor').get(`/api/v1/ecf/${mine.id}/xml`);
     expect(xml.statusCode).toBe(404);
-    const list = await app.inject({ method: 'GET', url: '/api/v1/ecf', headers: { 'x-api-key': other.keys.consultor } });
+    const list = await api(app, other.keys).as('consultor').get('/api/v1/ecf');
     expect(list.json().totalCount).toBe(0);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 /*
  * A builder that disagrees with the schema is a defect no valid input should
@@ -26,12 +27,7 @@ describe('issuing when the built e-CF fails its schema', () => {
     const app = await buildApp({ engine });
     const { tenant, keys } = await seedIssuer(engine);
     const issue = (payload: unknown, key: string) =>
-      app.inject({
-        method: 'POST',
-        url: '/api/v1/ecf',
-        headers: { 'x-api-key': keys.emisor, 'content-type': 'application/json', 'idempotency-key': key },
-        payload: JSON.stringify(payload),
-      });
+      api(app, keys).as('emisor').post('/api/v1/ecf', JSON.stringify(payload), { headers: { 'content-type': 'application/json', 'idempotency-key': key } });
     const count = async (table: 'ecf' | 'ecf_documents' | 'work' | 'events') =>
       Number((await engine.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const before = { ecf: await count('ecf'), documents: await count('ecf_documents'), work: await count('work'), events: await count('events') };

@@ -38,7 +38,7 @@ describe('work table', () => {
     });
     const outputs = await Promise.all(
       [1, 2, 3, 4].map(() =>
-        run(process.execPath, ['--import', 'tsx', 'test/fixtures/claimer.ts', engine.dataDir, 'race']),
+        run(process.execPath, ['--import', 'tsx', 'test/fixtures/claim-worker.ts', engine.dataDir, 'race']),
       ),
     );
     const claimed = outputs.flatMap((o) => JSON.parse(o.stdout) as string[]);

@@ -3,6 +3,7 @@ import { buildApp } from '../../src/http/app.js';
 import { MAX_CERTIFICATE_FILE_BYTES } from '../../src/engine/certificates/certificates.js';
 import { makeIdentity, makeP12 } from '../certs.js';
 import { seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 /** A multipart/form-data body with the given text fields and files. */
 function multipart(fields: Record<string, string | { filename: string; content: Buffer }>) {
@@ -30,17 +31,17 @@ describe('certificates over HTTP', () => {
   it('uploads a .p12 with an ñ password, lists, shows and revokes it', async () => {
     const { app, keys, tenant } = await setup();
     const body = multipart({ password: 'contraseña', file: { filename: 'firma.p12', content: makeP12(makeIdentity(), 'contraseña') } });
-    const res = await app.inject({ method: 'POST', url: '/api/v1/certificates', headers: { ...body.headers, 'x-api-key': keys.admin_tenant }, payload: body.payload });
+    const res = await api(app, keys).as('admin_tenant').post('/api/v1/certificates', body.payload, { headers: body.headers });
     expect(res.statusCode).toBe(200);
     const cert = res.json();
     expect(cert).toMatchObject({ tenantId: tenant.id, status: 'active', keyBits: 2048, revokedAt: null });
     expect(JSON.stringify(cert)).not.toMatch(/contraseña|PRIVATE KEY|p12/);
 
-    const list = await app.inject({ method: 'GET', url: '/api/v1/certificates', headers: { 'x-api-key': keys.admin_tenant } });
+    const list = await api(app, keys).as('admin_tenant').get('/api/v1/certificates');
     expect(list.json().map((c: { id: string }) => c.id)).toEqual([cert.id]);
-    const one = await app.inject({ method: 'GET', url: `/api/v1/certificates/${cert.id}`, headers: { 'x-api-key': keys.admin_tenant } });
+    const one = await api(app, keys).as('admin_tenant').get(`/api/v1/certificates/${cert.id}`);
     expect(one.json()).toEqual(cert);
-    const revoked = await app.inject({ method: 'POST', url: `/api/v1/certificates/${cert.id}/revoke`, headers: { 'x-api-key': keys.admin_tenant } });
+    const revoked = await api(app, keys).as('admin_tenant').post(`/api/v1/certificates/${cert.id}/revoke`);
     expect(revoked.statusCode).toBe(200);
     expect(revoked.json()).toMatchObject({ id: cert.id, status: 'revoked' });
   });
@@ -49,7 +50,7 @@ describe('certificates over HTTP', () => {
     const { app, keys } = await setup();
     const post = (fields: Parameters<typeof multipart>[0]) => {
       const body = multipart(fields);
-      return app.inject({ method: 'POST', url: '/api/v1/certificates', headers: { ...body.headers, 'x-api-key': keys.admin_tenant }, payload: body.payload });
+      return api(app, keys).as('admin_tenant').post('/api/v1/certificates', body.payload, { headers: body.headers });
     };
     const cases: [Parameters<typeof multipart>[0], string, string][] = [
       [{ password: 'x', file: { filename: 'a.p12', content: Buffer.from('hola') } }, 'Certificate.NotPkcs12', 'not a PKCS#12'],
@@ -65,17 +66,17 @@ describe('certificates over HTTP', () => {
     const missing = await post({ note: 'nothing useful' });
     expect(missing.statusCode).toBe(400);
     expect(Object.keys(missing.json().errors)).toEqual(['file', 'password']);
-    const list = await app.inject({ method: 'GET', url: '/api/v1/certificates', headers: { 'x-api-key': keys.admin_tenant } });
+    const list = await api(app, keys).as('admin_tenant').get('/api/v1/certificates');
     expect(list.json()).toEqual([]);
   });
 
   it('answers 413 for a file over the limit and 400 for a body that is not multipart', async () => {
     const { app, keys } = await setup();
     const body = multipart({ password: 'p', file: { filename: 'big.p12', content: Buffer.alloc(MAX_CERTIFICATE_FILE_BYTES + 10, 7) } });
-    const big = await app.inject({ method: 'POST', url: '/api/v1/certificates', headers: { ...body.headers, 'x-api-key': keys.admin_tenant }, payload: body.payload });
+    const big = await api(app, keys).as('admin_tenant').post('/api/v1/certificates', body.payload, { headers: body.headers });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toMatchObject({ status: 413, title: 'Payload too large' });
-    const json = await app.inject({ method: 'POST', url: '/api/v1/certificates', headers: { 'x-api-key': keys.admin_tenant }, payload: { file: 'x', password: 'y' } });
+    const json = await api(app, keys).as('admin_tenant').post('/api/v1/certificates', { file: 'x', password: 'y' });
     expect(json.statusCode).toBe(400);
     expect(json.json()).toMatchObject({ code: 'Certificate.NotMultipart' });
   });
@@ -84,17 +85,17 @@ describe('certificates over HTTP', () => {
     const { app, engine, keys } = await setup();
     const other = await seedTenant(engine);
     const body = multipart({ password: 'p', file: { filename: 'a.p12', content: makeP12(makeIdentity(), 'p') } });
-    const created = await app.inject({ method: 'POST', url: '/api/v1/certificates', headers: { ...body.headers, 'x-api-key': other.keys.admin_tenant }, payload: body.payload });
+    const created = await api(app, other.keys).as('admin_tenant').post('/api/v1/certificates', body.payload, { headers: body.headers });
     const id = created.json().id;
     for (const req of [
       { method: 'GET' as const, url: `/api/v1/certificates/${id}` },
       { method: 'POST' as const, url: `/api/v1/certificates/${id}/revoke` },
     ]) {
-      const res = await app.inject({ ...req, headers: { 'x-api-key': keys.admin_tenant } });
+      const res = await api(app, keys).as('admin_tenant').send(req.method, req.url);
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('Certificate.NotFound');
     }
-    const still = await app.inject({ method: 'GET', url: `/api/v1/certificates/${id}`, headers: { 'x-api-key': other.keys.admin_tenant } });
+    const still = await api(app, other.keys).as('admin_tenant').get(`/api/v1/certificates/${id}`);
     expect(still.json().status).toBe('active');
   });
 });

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 describe('HTTP contract plumbing', () => {
   it('serves the OpenAPI document without a key, with request and response schemas on every route', async () => {
     const engine = await testEngine();
     const app = await buildApp({ engine });
-    const res = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    const res = await api(app).get('/api/v1/openapi.json');
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
@@ -22,7 +23,7 @@ describe('HTTP contract plumbing', () => {
     }
     expect(Object.keys(doc.paths['/api/v1/certificates'].post.requestBody.content)).toEqual(['multipart/form-data']);
     expect(doc.paths['/api/v1/organizations/{id}/tenants'].post.requestBody).toBeDefined();
-    const docs = await app.inject({ method: 'GET', url: '/docs/' });
+    const docs = await api(app).get('/docs/');
     expect(docs.statusCode).toBe(200);
     expect(docs.headers['content-type']).toContain('text/html');
   });
@@ -30,7 +31,7 @@ describe('HTTP contract plumbing', () => {
   it('answers unknown routes with a 404 problem', async () => {
     const engine = await testEngine();
     const app = await buildApp({ engine });
-    const res = await app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
+    const res = await api(app).get('/api/v1/nothing-here');
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ status: 404, code: 'Http.RouteNotFound' });
   });
@@ -39,12 +40,7 @@ describe('HTTP contract plumbing', () => {
     const engine = await testEngine();
     const app = await buildApp({ engine, bodyLimit: 1024 });
     const { keys } = await seedTenant(engine);
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/emitter-profile',
-      headers: { 'x-api-key': keys.admin_tenant },
-      payload: { address: 'x'.repeat(5000) },
-    });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', { address: 'x'.repeat(5000) });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ status: 413, title: 'Payload too large' });
   });
@@ -58,7 +54,7 @@ describe('HTTP contract plumbing', () => {
     });
     const { keys } = await seedTenant(engine);
     await engine.db.destroy(); // the store goes away under the server
-    const res = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const res = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(res.statusCode).toBe(500);
     const body = res.json();
     expect(body).toMatchObject({ status: 500, code: 'Internal', title: 'Internal server error' });

@@ -3,21 +3,17 @@ import { buildApp } from '../../src/http/app.js';
 import { ECF_STATUSES } from '../../src/engine/ecf/views.js';
 import { MAX_PAGE } from '../../src/engine/paging.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 async function setup(issued = 0) {
   const engine = await testEngine();
   const app = await buildApp({ engine });
   const { keys } = await seedIssuer(engine);
   for (let i = 0; i < issued; i++) {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/v1/ecf',
-      headers: { 'x-api-key': keys.emisor, 'content-type': 'application/json', 'idempotency-key': `list-${i}` },
-      payload: JSON.stringify(invoice31({ internalNumber: `F-${i}` })),
-    });
+    const res = await api(app, keys).as('emisor').post('/api/v1/ecf', JSON.stringify(invoice31({ internalNumber: `F-${i}` })), { headers: { 'content-type': 'application/json', 'idempotency-key': `list-${i}` } });
     expect(res.statusCode).toBe(201);
   }
-  const list = (query: string) => app.inject({ method: 'GET', url: `/api/v1/ecf?${query}`, headers: { 'x-api-key': keys.consultor } });
+  const list = (query: string) => api(app, keys).as('consultor').get(`/api/v1/ecf?${query}`);
   return { list };
 }
 

@@ -3,13 +3,14 @@ import { buildApp } from '../../src/http/app.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { listEvents } from '../../src/engine/events/outbox.js';
 import { seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 async function setup(options: { profile?: boolean } = {}) {
   const engine = await testEngine();
   const app = await buildApp({ engine });
   const seeded = await seedTenant(engine, options);
   const post = (payload: unknown, key = seeded.keys.emisor) =>
-    app.inject({ method: 'POST', url: '/api/v1/ecf/validate', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    api(app).key(key).post('/api/v1/ecf/validate', JSON.stringify(payload), { headers: { 'content-type': 'application/json' } });
   return { engine, app, post, ...seeded };
 }
 
@@ -83,7 +84,7 @@ describe('POST /api/v1/ecf/validate', () => {
     const list = await post([1, 2]);
     expect(list.statusCode).toBe(200);
     expect(list.json().valid).toBe(false);
-    const broken = await app.inject({ method: 'POST', url: '/api/v1/ecf/validate', headers: { 'x-api-key': keys.emisor, 'content-type': 'application/json' }, payload: '{"type": 31,' });
+    const broken = await api(app, keys).as('emisor').post('/api/v1/ecf/validate', '{"type": 31,', { headers: { 'content-type': 'application/json' } });
     expect(broken.statusCode).toBe(400);
     expect(broken.headers['content-type']).toContain('application/problem+json');
   });

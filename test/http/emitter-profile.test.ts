@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 async function setup(options: { profile?: boolean } = {}) {
   const engine = await testEngine();
@@ -21,7 +22,7 @@ const validBody = {
 describe('GET /api/v1/emitter-profile', () => {
   it('returns the profile of the key’s tenant with times in Dominican time', async () => {
     const { app, keys, tenant } = await setup();
-    const res = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const res = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({
@@ -36,7 +37,7 @@ describe('GET /api/v1/emitter-profile', () => {
 
   it('answers 400 with a problem when the operator has not created the profile', async () => {
     const { app, keys } = await setup({ profile: false });
-    const res = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const res = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
     expect(res.json()).toMatchObject({ status: 400, code: 'EmitterProfile.Missing' });
@@ -47,33 +48,23 @@ describe('PUT /api/v1/emitter-profile', () => {
   it('replaces every field and stamps updatedAt', async () => {
     const { app, keys, engine } = await setup();
     engine.clock.advance(60_000);
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/emitter-profile',
-      headers: { 'x-api-key': keys.admin_tenant },
-      payload: validBody,
-    });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', validBody);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ ...validBody, updatedAt: '2026-03-10T10:01:00.000-04:00' });
-    const again = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const again = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(again.json()).toMatchObject(validBody);
   });
 
   it('does not create a profile', async () => {
     const { app, keys } = await setup({ profile: false });
-    const res = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant }, payload: validBody });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', validBody);
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('EmitterProfile.Missing');
   });
 
   it('reports every invalid field at once and changes nothing', async () => {
     const { app, keys } = await setup();
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/emitter-profile',
-      headers: { 'x-api-key': keys.admin_tenant },
-      payload: { address: '', municipality: 'Santo Domingo', email: 'not-an-email', phones: ['8095551234', 'x', 'y', 'z'], extra: 1 },
-    });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', { address: '', municipality: 'Santo Domingo', email: 'not-an-email', phones: ['8095551234', 'x', 'y', 'z'], extra: 1 });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body.code).toBe('Validation.Failed');
@@ -87,44 +78,39 @@ describe('PUT /api/v1/emitter-profile', () => {
     expect(paths).toContain('province:ObjectRequiredProperty');
     expect(paths).toContain('extra:ObjectAdditionalProperties');
 
-    const after = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const after = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(after.json()).toMatchObject({ address: 'Calle El Conde 12', updatedAt: null });
   });
 
   it('answers 400 with a problem for a body that is not JSON', async () => {
     const { app, keys } = await setup();
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/emitter-profile',
-      headers: { 'x-api-key': keys.admin_tenant, 'content-type': 'application/json' },
-      payload: '{"address": ',
-    });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', '{"address": ', { headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, code: 'Http.CTP_INVALID_JSON_BODY' });
   });
 
   it('takes back the exact body GET answers, edited (fetch, edit, save)', async () => {
     const { app, keys, engine } = await setup();
-    const headers = { 'x-api-key': keys.admin_tenant };
-    const fetched = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    const admin = api(app, keys).as('admin_tenant');
+    const fetched = (await admin.get('/api/v1/emitter-profile')).json();
     engine.clock.advance(60_000);
-    const saved = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: { ...fetched, address: 'Av. Sarasota 5' } });
+    const saved = await admin.put('/api/v1/emitter-profile', { ...fetched, address: 'Av. Sarasota 5' });
     expect(saved.statusCode, saved.body).toBe(200);
     expect(saved.json()).toMatchObject({ id: fetched.id, address: 'Av. Sarasota 5', updatedAt: '2026-03-10T10:01:00.000-04:00', createdAt: fetched.createdAt });
 
     // Again from the new view, its times written in UTC: the same instants, so unchanged.
     const view = saved.json();
     const utc = { ...view, createdAt: new Date(view.createdAt).toISOString(), updatedAt: new Date(view.updatedAt).toISOString(), email: null };
-    const again = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: utc });
+    const again = await admin.put('/api/v1/emitter-profile', utc);
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json().email).toBeNull();
   });
 
   it('refuses a changed read-only field by name, with any other problem of the body, and changes nothing', async () => {
     const { app, keys, engine, tenant } = await setup();
-    const headers = { 'x-api-key': keys.admin_tenant };
-    const fetched = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
-    const put = (payload: unknown) => app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: payload as object });
+    const admin = api(app, keys).as('admin_tenant');
+    const fetched = (await admin.get('/api/v1/emitter-profile')).json();
+    const put = (payload: unknown) => admin.put('/api/v1/emitter-profile', payload as object);
 
     for (const [field, value] of [
       ['id', '0194d2a8-0000-7000-8000-000000000000'],
@@ -150,13 +136,13 @@ describe('PUT /api/v1/emitter-profile', () => {
     expect(stale.statusCode).toBe(400);
     expect(Object.keys(stale.json().errors)).toEqual(['updatedAt']);
 
-    const after = (await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers })).json();
+    const after = (await admin.get('/api/v1/emitter-profile')).json();
     expect(after).toMatchObject({ address: 'Primera 1', tenantId: tenant.id, defaultEnvironment: 'test' });
   });
 
   it('documents the read-only fields in the OpenAPI body', async () => {
     const { app } = await setup();
-    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(app).get('/api/v1/openapi.json')).json();
     const body = doc.paths['/api/v1/emitter-profile'].put.requestBody.content['application/json'].schema;
     for (const field of ['id', 'tenantId', 'defaultEnvironment', 'createdAt']) expect(body.properties[field].readOnly, field).toBe(true);
     expect(body.required.sort()).toEqual(['address', 'economicActivity', 'email', 'municipality', 'phones', 'province']);

@@ -11,6 +11,7 @@ import { isReceiver, jsonBodies, openApiRoutes, requests, routeName, type FuzzRe
 import { changedTables, snapshotStore } from './fuzz/snapshot.js';
 import { WORLD_RNC, buildWorld, type FuzzWorld } from './fuzz/world.js';
 import { hostileDocuments, xmlMutations } from './fuzz/xml.js';
+import { api } from '../api.js';
 
 /** Fixed seed: every run sends the same requests. */
 const SEED = 20_221;
@@ -43,10 +44,10 @@ const findings = new Findings();
 beforeAll(async () => {
   const password = 'clave-ñ';
   world = await buildWorld({ file: makeP12(makeIdentity({ serialNumber: `IDCDO-${WORLD_RNC}` }), password), password });
-  openapi = openApiRoutes((await world.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
+  openapi = openApiRoutes((await api(world.app).get('/api/v1/openapi.json')).json());
   // Every key once, so last_used_at is set before the first snapshot (it changes once per key, on the clock that does not move).
-  for (const key of Object.values(world.keys)) await world.app.inject({ method: 'GET', url: '/api/v1/emission', headers: { 'x-api-key': key } });
-  const seed = await world.app.inject({ method: 'GET', url: `/${world.tenantId}/fe/autenticacion/api/semilla` });
+  for (const key of Object.values(world.keys)) await api(world.app).key(key).get('/api/v1/emission');
+  const seed = await api(world.app).get(`/${world.tenantId}/fe/autenticacion/api/semilla`);
   signedSeed = world.documents.signSeed(seed.body);
 }, 60_000);
 
@@ -56,15 +57,15 @@ afterAll(async () => {
 });
 
 const send = async (r: FuzzRequest): Promise<Answer> => {
-  const res = await world.app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, ...(r.payload !== undefined && { payload: r.payload }) });
+  const res = await api(world.app).send(r.method, r.url, r.payload, { headers: r.headers });
   return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body: res.body };
 };
 
 /** Undoes accepted requests that would hide the other cases: a pause stops issuing, bearer mode closes the receiver. */
 async function afterAccepted(request: FuzzRequest): Promise<void> {
-  const headers = { 'x-api-key': world.keys.admin };
-  if (request.url.startsWith('/api/v1/emission/pause')) await world.app.inject({ method: 'POST', url: '/api/v1/emission/resume', headers });
-  if (request.url.startsWith('/api/v1/inbound-ecf-settings')) await world.app.inject({ method: 'PUT', url: '/api/v1/inbound-ecf-settings', headers, payload: { requireBearerAuth: false } });
+  const admin = api(world.app, world.keys).as('admin');
+  if (request.url.startsWith('/api/v1/emission/pause')) await admin.post('/api/v1/emission/resume');
+  if (request.url.startsWith('/api/v1/inbound-ecf-settings')) await admin.put('/api/v1/inbound-ecf-settings', { requireBearerAuth: false });
 }
 
 let canarySeen = 0;
@@ -126,7 +127,7 @@ describe('API fuzz: every route, mutated and hostile requests', () => {
 
   it('sees a stored change in its snapshot (the check of rejected requests can fail)', async () => {
     const before = await snapshotStore(world.engine);
-    const res = await world.app.inject({ method: 'POST', url: '/api/v1/sequences/allocate', headers: { 'x-api-key': world.keys.admin }, payload: { environment: 'test', type: 47 } });
+    const res = await api(world.app, world.keys).as('admin').post('/api/v1/sequences/allocate', { environment: 'test', type: 47 });
     expect(res.statusCode).toBe(200);
     const after = await snapshotStore(world.engine);
     expect(changedTables(before, after)).toEqual(['sequence_ranges']);

@@ -7,6 +7,7 @@ import { migrateDown, migrateToLatest } from '../../src/engine/store/migrate.js'
 import { enqueue } from '../../src/engine/work/queue.js';
 import { laneOf, taxauthGroup } from '../../src/engine/work/lanes.js';
 import { STORE, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 type Body = { status: string; checks: { name: string; status: string }[] };
 const statuses = (body: Body) => Object.fromEntries(body.checks.map((c) => [c.name, c.status]));
@@ -17,11 +18,11 @@ describe('GET /healthz and /readyz', () => {
     await seedIssuer(engine);
     const app = await buildApp({ engine });
     try {
-      const live = await app.inject({ method: 'GET', url: '/healthz' });
+      const live = await api(app).get('/healthz');
       expect(live.statusCode).toBe(200);
       expect(live.json()).toEqual({ status: 'ok' });
 
-      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      const ready = await api(app).get('/readyz');
       expect(ready.statusCode).toBe(200);
       expect(ready.headers['cache-control']).toBe('no-store');
       const body = ready.json() as Body;
@@ -34,7 +35,7 @@ describe('GET /healthz and /readyz', () => {
       expect(ready.body).not.toMatch(/sqlite|postgres|\d+\.\d+\.\d+|127\.0\.0\.1|localhost/i);
 
       // Not in the OpenAPI document: they are the operator's, not the API's.
-      const openapi = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as { paths: Record<string, unknown> };
+      const openapi = (await api(app).get('/api/v1/openapi.json')).json() as { paths: Record<string, unknown> };
       expect(Object.keys(openapi.paths)).not.toContain('/readyz');
     } finally {
       await app.close();
@@ -46,14 +47,14 @@ describe('GET /healthz and /readyz', () => {
     const app = await buildApp({ engine });
     const beat = registerScheduler(engine.clock.now(), 31 * 60_000);
     try {
-      let res = await app.inject({ method: 'GET', url: '/readyz' });
+      let res = await api(app).get('/readyz');
       expect(res.statusCode).toBe(200);
       expect(statuses(res.json())).toMatchObject({ scheduler: 'ok' });
 
       engine.clock.advance(30 * 60_000);
-      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      expect((await api(app).get('/readyz')).statusCode).toBe(200);
       engine.clock.advance(2 * 60_000);
-      res = await app.inject({ method: 'GET', url: '/readyz' });
+      res = await api(app).get('/readyz');
       expect(res.statusCode).toBe(503);
       expect(res.json()).toEqual({
         status: 'unready',
@@ -61,9 +62,9 @@ describe('GET /healthz and /readyz', () => {
       });
 
       beat.beat(engine.clock.now());
-      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      expect((await api(app).get('/readyz')).statusCode).toBe(200);
       beat.stop();
-      res = await app.inject({ method: 'GET', url: '/readyz' });
+      res = await api(app).get('/readyz');
       expect(statuses(res.json()).scheduler).toBeUndefined();
     } finally {
       beat.stop();
@@ -76,13 +77,13 @@ describe('GET /healthz and /readyz', () => {
     const app = await buildApp({ engine });
     try {
       await migrateDown(engine.db);
-      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      const res = await api(app).get('/readyz');
       expect(res.statusCode).toBe(503);
       expect(statuses(res.json())).toMatchObject({ store: 'ok', migrations: 'fail' });
       const detail = (await runReadiness(engine)).checks.find((c) => c.name === 'migrations')!.detail;
       expect(detail).toMatch(/1 of \d+ pending .*ecf migrate/);
       await migrateToLatest(engine.db);
-      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      expect((await api(app).get('/readyz')).statusCode).toBe(200);
     } finally {
       await app.close();
     }
@@ -94,26 +95,26 @@ describe('GET /healthz and /readyz', () => {
     const app = await buildApp({ engine });
     try {
       await setContingency(engine, true);
-      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      const res = await api(app).get('/readyz');
       expect(res.statusCode).toBe(200);
       expect(statuses(res.json())).toMatchObject({ 'taxauth:test': 'warn' });
       const detail = (await runReadiness(engine)).checks.find((c) => c.name === 'taxauth:test')!.detail;
       expect(detail).toContain('contingency is on (manual)');
       await setContingency(engine, false);
-      expect(statuses((await app.inject({ method: 'GET', url: '/readyz' })).json())).toMatchObject({ 'taxauth:test': 'ok' });
+      expect(statuses((await api(app).get('/readyz')).json())).toMatchObject({ 'taxauth:test': 'ok' });
 
       // A submission to test waiting after a failed call warns on test only; one for cert changes nothing for test.
       const { tenant } = await seedIssuer(engine);
       const failed = await enqueue(engine.db, engine.clock.now(), { kind: 'submit', tenantId: tenant.id, lane: laneOf(taxauthGroup('test'), tenant.id, 'send') });
       await enqueue(engine.db, engine.clock.now(), { kind: 'submit', tenantId: tenant.id, lane: laneOf(taxauthGroup('cert'), tenant.id, 'send') });
       await engine.db.updateTable('work').set({ last_error: 'Could not reach the tax authority (recepcion): ECONNREFUSED' }).execute();
-      const warned = await app.inject({ method: 'GET', url: '/readyz' });
+      const warned = await api(app).get('/readyz');
       expect(warned.statusCode).toBe(200);
       expect(statuses(warned.json())).toMatchObject({ 'taxauth:test': 'warn' });
       expect(warned.body).not.toContain('ECONNREFUSED');
       expect((await runReadiness(engine)).checks.find((c) => c.name === 'taxauth:test')!.detail).toMatch(/^1 submission to test waits after a failed call/);
       await engine.db.deleteFrom('work').where('id', '=', failed).execute();
-      expect(statuses((await app.inject({ method: 'GET', url: '/readyz' })).json())).toMatchObject({ 'taxauth:test': 'ok' });
+      expect(statuses((await api(app).get('/readyz')).json())).toMatchObject({ 'taxauth:test': 'ok' });
     } finally {
       await app.close();
     }
@@ -124,7 +125,7 @@ describe('GET /healthz and /readyz', () => {
     const app = await buildApp({ engine });
     try {
       await engine.db.destroy();
-      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      const res = await api(app).get('/readyz');
       expect(res.statusCode).toBe(503);
       const body = res.json() as Body;
       expect(body.status).toBe('unready');
@@ -132,7 +133,7 @@ describe('GET /healthz and /readyz', () => {
       // The store's own error (a driver message, a file path) stays out of the body.
       expect(res.body).not.toMatch(/destroyed|closed|driver|pool/i);
       expect(res.body).not.toContain(engine.dataDir);
-      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      expect((await api(app).get('/healthz')).statusCode).toBe(200);
     } finally {
       await app.close();
     }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { buildApp } from '../../src/http/app.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../src/http/json-body.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 /** `levels` objects one inside the other, the innermost holding 1. */
 const nested = (levels: number): string => '{"a":'.repeat(levels - 1) + '{"a":1}' + '}'.repeat(levels - 1);
@@ -36,7 +37,7 @@ describe('JSON request bodies', () => {
   }
 
   const post = (app: Awaited<ReturnType<typeof setup>>['app'], key: string, url: string, payload: string, method = 'POST') =>
-    app.inject({ method: method as 'POST', url, headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'deep-1' }, payload });
+    api(app).key(key).send(method as 'POST', url, payload, { headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' } });
 
   it('nested 5,000 levels deep get a 400 Http.BodyTooDeep naming the limit on POST /ecf, and nothing is issued', async () => {
     const { app, key, engine } = await setup();
@@ -108,13 +109,13 @@ describe('A URL the router cannot read', () => {
     const engine = await testEngine();
     const app = await buildApp({ engine });
     for (const method of ['GET', 'POST', 'OPTIONS'] as const) {
-      const res = await app.inject({ method, url: '/api/v1/ecf/%' });
+      const res = await api(app).send(method, '/api/v1/ecf/%');
       expect(res.statusCode, method).toBe(400);
       expect(res.headers['content-type'], method).toContain('application/problem+json');
       expect(res.json(), method).toMatchObject({ status: 400, code: 'Http.BAD_URL', instance: '/api/v1/ecf/%' });
       expect(res.json().requestId).toBe(res.headers['x-request-id']);
     }
-    const receiver = await app.inject({ method: 'POST', url: '/0194d2a8-0000-7000-8000-000000000000/fe/recepcion/api/%zz' });
+    const receiver = await api(app).post('/0194d2a8-0000-7000-8000-000000000000/fe/recepcion/api/%zz');
     expect(receiver.statusCode).toBe(400);
     expect(receiver.headers['content-type']).toContain('text/plain');
   });

@@ -8,6 +8,7 @@ import { TaxauthError } from '../../src/engine/taxauth/errors.js';
 import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
 import { sandbox } from '../taxauth/fixtures.js';
+import { api } from '../api.js';
 
 const LOCAL = { remoteAddress: '127.0.0.1' };
 
@@ -30,7 +31,7 @@ describe('GET /metrics', () => {
     const engine = await testEngine();
     const app = await buildApp({ engine });
     try {
-      const from = (remoteAddress: string) => app.inject({ method: 'GET', url: '/metrics', remoteAddress });
+      const from = (remoteAddress: string) => api(app).get('/metrics', { remoteAddress });
       for (const local of ['127.0.0.1', '127.3.4.5', '::1', '::ffff:127.0.0.1']) expect((await from(local)).statusCode, local).toBe(200);
       for (const other of ['192.168.1.20', '10.0.0.1', '::ffff:192.168.1.20', 'fe80::1', '2001:db8::1', '0.0.0.0', '::']) {
         const res = await from(other);
@@ -39,7 +40,7 @@ describe('GET /metrics', () => {
         expect(res.json()).toMatchObject({ code: 'Http.RouteNotFound', status: 404 });
       }
       // A forwarded-for header does not make a remote caller local.
-      const spoofed = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '192.168.1.20', headers: { 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1' } });
+      const spoofed = await api(app).get('/metrics', { headers: { 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1' }, remoteAddress: '192.168.1.20' });
       expect(spoofed.statusCode).toBe(404);
       const ok = await from('127.0.0.1');
       expect(ok.headers['content-type']).toContain('text/plain');
@@ -85,7 +86,7 @@ describe('GET /metrics', () => {
         }).execute();
       }
 
-      const text = (await app.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      const text = (await api(app).get('/metrics', LOCAL)).body;
       const e31 = { environment: 'test', type: '31' };
       expect(value(text, 'ecf_issued_total', e31)).toBe(3);
       expect(value(text, 'ecf_accepted_total', e31)).toBe(1);
@@ -109,7 +110,7 @@ describe('GET /metrics', () => {
 
       // Scrape time, not memory: moving the clock ages the oldest pending and shortens the certificate.
       engine.clock.advance(10 * 86_400_000);
-      const later = (await app.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      const later = (await api(app).get('/metrics', LOCAL)).body;
       expect(value(later, 'ecf_submission_oldest_pending_age_seconds')).toBe(60 + 10 * 86_400);
       expect(value(later, 'ecf_certificate_expiry_days', { tenant_rnc: tenant.rnc })).toBe(certDays - 10);
 
@@ -131,11 +132,11 @@ describe('GET /metrics', () => {
     const app = await buildApp({ engine });
     try {
       for (let i = 0; i < 5; i++) {
-        await app.inject({ method: 'GET', url: `/api/v1/ecf/0000000${i}-aaaa-bbbb-cccc-dddddddddddd` });
-        await app.inject({ method: 'GET', url: `/no/such/path/${i}?x=${i}` });
+        await api(app).get(`/api/v1/ecf/0000000${i}-aaaa-bbbb-cccc-dddddddddddd`);
+        await api(app).get(`/no/such/path/${i}?x=${i}`);
       }
-      await app.inject({ method: 'GET', url: '/healthz' });
-      const text = (await app.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      await api(app).get('/healthz');
+      const text = (await api(app).get('/metrics', LOCAL)).body;
       const routes = new Set(samples(text).filter((s) => s.name === 'ecf_http_request_duration_seconds_count').map((s) => s.labels.route));
       expect(routes).toContain('/api/v1/ecf/:id');
       expect(routes).toContain('unmatched');
@@ -154,17 +155,17 @@ describe('GET /metrics', () => {
     try {
       let release!: () => void;
       const pending = observeTaxauthCall('semilla', () => new Promise<string>((r) => (release = () => r('ok'))));
-      let text = (await a.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      let text = (await api(a).get('/metrics', LOCAL)).body;
       expect(value(text, 'ecf_taxauth_requests_in_flight', { operation: 'semilla' })).toBe(1);
       release();
       await pending;
       await expect(observeTaxauthCall('recepcion', () => Promise.reject(new TaxauthError('timeout', 'No answer')))).rejects.toThrow('No answer');
-      text = (await a.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      text = (await api(a).get('/metrics', LOCAL)).body;
       expect(value(text, 'ecf_taxauth_requests_in_flight', { operation: 'semilla' })).toBe(0);
       expect(value(text, 'ecf_taxauth_request_duration_seconds_count', { operation: 'semilla', outcome: 'ok' })).toBe(1);
       expect(value(text, 'ecf_taxauth_request_duration_seconds_count', { operation: 'recepcion', outcome: 'timeout' })).toBe(1);
       // The other app counted the same calls in its own registry, and its HTTP series are its own.
-      const other = (await b.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      const other = (await api(b).get('/metrics', LOCAL)).body;
       expect(value(other, 'ecf_taxauth_request_duration_seconds_count', { operation: 'semilla', outcome: 'ok' })).toBe(1);
       expect(value(other, 'ecf_http_request_duration_seconds_count', { route: '/metrics' })).toBeUndefined();
     } finally {
@@ -183,7 +184,7 @@ describe('GET /metrics', () => {
       const client = new TaxauthClient({ baseUrl: `${authority.url}/testecf`, fcUrl: `${authority.url}/testecf`, timeoutMs: 5000 });
       expect(await client.seed()).toContain('<SemillaModel');
       await expect(client.validateSeed('<SemillaModel><valor>x</valor></SemillaModel>')).rejects.toBeInstanceOf(TaxauthError);
-      const text = (await app.inject({ method: 'GET', url: '/metrics', ...LOCAL })).body;
+      const text = (await api(app).get('/metrics', LOCAL)).body;
       expect(value(text, 'ecf_taxauth_request_duration_seconds_count', { operation: 'semilla', outcome: 'ok' })).toBe(1);
       const refused = samples(text).filter((x) => x.name === 'ecf_taxauth_request_duration_seconds_count' && x.labels.operation !== 'semilla');
       expect(refused).toHaveLength(1);

@@ -6,6 +6,7 @@ import { MAX_RECEIVED_BYTES } from '../../src/engine/reception/receive.js';
 import { buildApp } from '../../src/http/app.js';
 import { makeIdentity, makeP12 } from '../certs.js';
 import { seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 /**
  * Malformed and truncated multipart bodies on the two upload routes (the
@@ -161,7 +162,7 @@ describe('certificate upload: other malformed multipart, via inject', () => {
     const engine = await testEngine();
     const app = await buildApp({ engine });
     const { keys } = await seedTenant(engine);
-    const res = await app.inject({ method: 'POST', url: '/api/v1/certificates', headers: { 'x-api-key': keys.admin_tenant, 'content-type': type }, payload });
+    const res = await api(app, keys).as('admin_tenant').post('/api/v1/certificates', payload, { headers: { 'content-type': type } });
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     const body = res.json();

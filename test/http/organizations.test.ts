@@ -4,6 +4,7 @@ import { addMember } from '../../src/engine/tenants/organizations.js';
 import { listTenants } from '../../src/engine/tenants/tenants.js';
 import { revokeApiKey } from '../../src/engine/tenants/api-keys.js';
 import { nextRnc, organizationKey, seedOrganization, seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 async function setup(limits?: Record<string, number>) {
   const engine = await testEngine();
@@ -14,12 +15,7 @@ async function setup(limits?: Record<string, number>) {
 }
 
 const post = (app: Awaited<ReturnType<typeof buildApp>>, orgId: string, key: string | undefined, payload: unknown) =>
-  app.inject({
-    method: 'POST',
-    url: `/api/v1/organizations/${orgId}/tenants`,
-    headers: key ? { 'x-api-key': key } : {},
-    payload: payload as Record<string, unknown>,
-  });
+  api(app).key(key).post(`/api/v1/organizations/${orgId}/tenants`, payload as Record<string, unknown>);
 
 describe('POST /api/v1/organizations/{id}/tenants', () => {
   it('creates the tenant in the organization for its owner and its admin', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { emitterProfile, invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 /**
  * Property names every plain object inherits: a map built on `{}` finds them
@@ -20,12 +21,7 @@ async function setup() {
   const engine = await testEngine();
   const app = await buildApp({ engine });
   const { keys } = await seedIssuer(engine);
-  const webhook = await app.inject({
-    method: 'POST',
-    url: '/api/v1/webhooks',
-    headers: { 'x-api-key': keys.admin_tenant },
-    payload: { url: 'https://93.184.216.34/hook', events: ['*'] },
-  });
+  const webhook = await api(app, keys).as('admin_tenant').post('/api/v1/webhooks', { url: 'https://93.184.216.34/hook', events: ['*'] });
   return { engine, app, key: keys.admin_tenant, webhookId: webhook.json().endpoint.id as string };
 }
 
@@ -53,12 +49,7 @@ describe('prototype property names in a JSON body', () => {
     for (const route of ROUTES(webhookId)) {
       for (const name of PROTOTYPE_NAMES) {
         for (const [where, payload] of [['top', route.top(name)], ['nested', route.nested(name)]] as const) {
-          const res = await app.inject({
-            method: route.method as 'POST',
-            url: route.url,
-            headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': `proto-${name}-${where}` },
-            payload,
-          });
+          const res = await api(app).key(key).send(route.method as 'POST', route.url, payload, { headers: { 'content-type': 'application/json', 'idempotency-key': `proto-${name}-${where}` } });
           const label = `${route.method} ${route.url} ${where} ${name}: ${res.body}`;
           expect(res.statusCode, label).toBeGreaterThanOrEqual(400);
           expect(res.statusCode, label).toBeLessThan(500);
@@ -81,12 +72,7 @@ describe('prototype property names in a JSON body', () => {
 
   it('lists each message under its own path, the prototype name among them', async () => {
     const { app, key } = await setup();
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/v1/sequences/allocate',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: '{"environment":"test","type":31,"constructor":1,"toString":2}',
-    });
+    const res = await api(app).key(key).post('/api/v1/sequences/allocate', '{"environment":"test","type":31,"constructor":1,"toString":2}', { headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body.code).toBe('Validation.Failed');
@@ -97,7 +83,7 @@ describe('prototype property names in a JSON body', () => {
   it('as query parameter names get a 400 naming them', async () => {
     const { app, key } = await setup();
     for (const name of PROTOTYPE_NAMES) {
-      const res = await app.inject({ method: 'GET', url: `/api/v1/ecf?${name}=1`, headers: { 'x-api-key': key } });
+      const res = await api(app).key(key).get(`/api/v1/ecf?${name}=1`);
       expect(res.statusCode, `${name}: ${res.body}`).toBe(400);
       expect(res.json().code, name).toBe('Validation.Failed');
       expect(res.json().fieldErrors.map((e: { path: string }) => e.path), name).toContain(`query.${name}`);

@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 describe('GET /api/v1/ecf/{id}/representation?layout=', () => {
   async function setup() {
     const engine = await testEngine();
     const app = await buildApp({ engine });
     const { keys, tenant } = await seedIssuer(engine);
-    const issued = await app.inject({
-      method: 'POST',
-      url: '/api/v1/ecf',
-      headers: { 'x-api-key': keys.emisor, 'content-type': 'application/json', 'idempotency-key': 'layout-1' },
-      payload: JSON.stringify(invoice31()),
-    });
+    const issued = await api(app, keys).as('emisor').post('/api/v1/ecf', JSON.stringify(invoice31()), { headers: { 'content-type': 'application/json', 'idempotency-key': 'layout-1' } });
     const ecf = issued.json();
-    const get = (query: string) => app.inject({ method: 'GET', url: `${ecf.links.representation}?${query}`, headers: { 'x-api-key': keys.consultor } });
+    const get = (query: string) => api(app, keys).as('consultor').get(`${ecf.links.representation}?${query}`);
     return { app, ecf, tenant, get };
   }
 
@@ -42,7 +38,7 @@ describe('GET /api/v1/ecf/{id}/representation?layout=', () => {
 
   it('documents both forms in the OpenAPI document', async () => {
     const { app } = await setup();
-    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(app).get('/api/v1/openapi.json')).json();
     const layout = doc.paths['/api/v1/ecf/{id}/representation'].get.parameters.find((p: { name: string }) => p.name === 'layout');
     expect(layout.schema.anyOf).toEqual([
       { type: 'string', enum: ['letter'] },

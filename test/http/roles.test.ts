@@ -5,6 +5,7 @@ import { OPERATION_ROLES, type TenantOperation } from '../../src/engine/tenants/
 import { TENANT_ROLES } from '../../src/engine/tenants/schemas.js';
 import { revokeApiKey } from '../../src/engine/tenants/api-keys.js';
 import { organizationKey, seedOrganization, seedTenant, testEngine } from '../helpers.js';
+import { api } from '../api.js';
 
 async function setup() {
   const engine = await testEngine();
@@ -29,7 +30,7 @@ describe('the role table, for every tenant route that exists', () => {
     for (const route of tenantRoutes) {
       const allowed: readonly string[] = OPERATION_ROLES[route.access];
       for (const role of TENANT_ROLES) {
-        const res = await app.inject({ method: route.method as 'GET', url: fill(route.url), headers: { 'x-api-key': keys[role] } });
+        const res = await api(app, keys).as(role).send(route.method as 'GET', fill(route.url));
         if (allowed.includes(role)) {
           expect([401, 403], `${role} on ${route.method} ${route.url}`).not.toContain(res.statusCode);
         } else {
@@ -38,7 +39,7 @@ describe('the role table, for every tenant route that exists', () => {
           expect(res.json().detail).toContain(allowed.join(', '));
         }
       }
-      const withOrgKey = await app.inject({ method: route.method as 'GET', url: fill(route.url), headers: { 'x-api-key': orgKey } });
+      const withOrgKey = await api(app).key(orgKey).send(route.method as 'GET', fill(route.url));
       expect(withOrgKey.statusCode).toBe(403);
       expect(withOrgKey.json().code).toBe('Auth.TenantKeyRequired');
     }
@@ -46,7 +47,7 @@ describe('the role table, for every tenant route that exists', () => {
 
   it('publishes the same roles in the OpenAPI document', async () => {
     const { app } = await setup();
-    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(app).get('/api/v1/openapi.json')).json();
     expect(doc.paths['/api/v1/emitter-profile'].get.description).toContain('Roles: admin_tenant.');
   });
 });
@@ -60,14 +61,14 @@ describe('authentication problems', () => {
       [{ 'x-api-key': `${keys.admin_tenant.slice(0, -4)}AAAA` }, 'Auth.InvalidKey'],
     ];
     for (const [headers, code] of cases) {
-      const res = await app.inject({ method: 'PUT', url: '/api/v1/emitter-profile', headers, payload: { nonsense: true } });
+      const res = await api(app).put('/api/v1/emitter-profile', { nonsense: true }, { headers });
       expect(res.statusCode).toBe(401);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json()).toMatchObject({ status: 401, title: 'Unauthorized', code, instance: '/api/v1/emitter-profile' });
       expect(res.json().requestId).toBe(res.headers['x-request-id']);
     }
     await revokeApiKey(engine, keys.admin_tenant.slice(0, 16));
-    const revoked = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
+    const revoked = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(revoked.statusCode).toBe(401);
     expect(revoked.json().code).toBe('Auth.InvalidKey');
   });
@@ -77,15 +78,10 @@ describe('tenant isolation', () => {
   it('scopes every call to the key’s tenant, whatever the body says', async () => {
     const { app, engine, keys } = await setup();
     const other = await seedTenant(engine);
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/emitter-profile',
-      headers: { 'x-api-key': keys.admin_tenant },
-      payload: { address: 'Nueva dirección', municipality: null, province: null, email: null, economicActivity: null, phones: null },
-    });
+    const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', { address: 'Nueva dirección', municipality: null, province: null, email: null, economicActivity: null, phones: null });
     expect(res.statusCode).toBe(200);
-    const mine = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': keys.admin_tenant } });
-    const theirs = await app.inject({ method: 'GET', url: '/api/v1/emitter-profile', headers: { 'x-api-key': other.keys.admin_tenant } });
+    const mine = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
+    const theirs = await api(app, other.keys).as('admin_tenant').get('/api/v1/emitter-profile');
     expect(mine.json().address).toBe('Nueva dirección');
     expect(theirs.json()).toMatchObject({ tenantId: other.tenant.id, address: 'Calle El Conde 12' });
   });

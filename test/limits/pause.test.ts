@@ -7,6 +7,7 @@ import { setSetting } from '../../src/engine/settings/settings.js';
 import { buildApp } from '../../src/http/app.js';
 import { invoice31, seedIssuer, seedOrganization, testEngine } from '../helpers.js';
 import { eventsOf, issue } from './fixtures.js';
+import { api } from '../api.js';
 
 const operator = { kind: 'operator' } as const;
 
@@ -115,21 +116,21 @@ describe('emission pause through the API (admin_tenant)', () => {
   it('pauses, refuses POST /ecf with a 409 problem, shows the state, resumes; an operator pause is not the tenant’s to lift', async () => {
     const { engine, a } = await setup();
     const app = await buildApp({ engine });
-    const as = (role: 'admin_tenant' | 'emisor' | 'consultor') => ({ 'x-api-key': a.keys[role] });
+    const http = api(app, a.keys);
 
-    const paused = await app.inject({ method: 'POST', url: '/api/v1/emission/pause', headers: as('admin_tenant'), payload: { reason: 'Inventario' } });
+    const paused = await http.as('admin_tenant').post('/api/v1/emission/pause', { reason: 'Inventario' });
     expect(paused.statusCode).toBe(200);
     expect(paused.json()).toMatchObject({ tenantId: a.tenant.id, paused: true, source: 'tenant', reason: 'Inventario', changedBy: expect.stringMatching(/^api-key:/) });
 
-    const refused = await app.inject({ method: 'POST', url: '/api/v1/ecf', headers: { ...as('emisor'), 'idempotency-key': 'x-1' }, payload: invoice31() });
+    const refused = await http.as('emisor').post('/api/v1/ecf', invoice31(), { headers: { 'idempotency-key': 'x-1' } });
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({ status: 409, code: 'Ecf.EmissionPaused' });
-    const validated = await app.inject({ method: 'POST', url: '/api/v1/ecf/validate', headers: as('emisor'), payload: invoice31() });
+    const validated = await http.as('emisor').post('/api/v1/ecf/validate', invoice31());
     expect(validated.json().valid).toBe(true);
-    expect((await app.inject({ method: 'GET', url: '/api/v1/emission', headers: as('consultor') })).json()).toMatchObject({ paused: true });
-    expect((await app.inject({ method: 'POST', url: '/api/v1/emission/resume', headers: as('emisor') })).statusCode).toBe(403);
+    expect((await http.as('consultor').get('/api/v1/emission')).json()).toMatchObject({ paused: true });
+    expect((await http.as('emisor').post('/api/v1/emission/resume')).statusCode).toBe(403);
 
-    const resumed = await app.inject({ method: 'POST', url: '/api/v1/emission/resume', headers: as('admin_tenant') });
+    const resumed = await http.as('admin_tenant').post('/api/v1/emission/resume');
     expect(resumed.statusCode).toBe(200);
     expect(resumed.json()).toMatchObject({ paused: false, source: null });
     expect((await eventsOf(engine, 'tenant.emission')).map((e) => [e.type, e.object.changedBy])).toEqual([
@@ -139,7 +140,7 @@ describe('emission pause through the API (admin_tenant)', () => {
 
     await pauseEmission(engine, 'tenant', a.tenant.id, { reason: 'Pago pendiente' }, operator);
     for (const url of ['/api/v1/emission/resume', '/api/v1/emission/pause']) {
-      const res = await app.inject({ method: 'POST', url, headers: as('admin_tenant'), payload: {} });
+      const res = await http.as('admin_tenant').post(url, {});
       expect(res.statusCode).toBe(409);
       expect(res.json().code).toBe('Emission.PausedByOperator');
     }
@@ -147,7 +148,7 @@ describe('emission pause through the API (admin_tenant)', () => {
 
     // Every problem with the body in one 400 (on a tenant the operator has not paused).
     await resumeEmission(engine, 'tenant', a.tenant.id, {}, operator);
-    const bad = await app.inject({ method: 'POST', url: '/api/v1/emission/pause', headers: as('admin_tenant'), payload: { until: 'tomorrow', extra: 1 } });
+    const bad = await http.as('admin_tenant').post('/api/v1/emission/pause', { until: 'tomorrow', extra: 1 });
     expect(bad.statusCode).toBe(400);
     expect(Object.keys(bad.json().errors).sort()).toEqual(['extra', 'until']);
     expect(await emissionState(engine, a.tenant.id)).toMatchObject({ paused: false });

@@ -4,20 +4,16 @@ import { buildApp } from '../../src/http/app.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { invoice31, seedIssuer, seedTenant, testEngine } from '../helpers.js';
 import { pdfInfo, pdfText, qrCodes, renderPages } from './read-back.js';
+import { api } from '../api.js';
 
 async function setup() {
   const engine = await testEngine();
   const app = await buildApp({ engine });
   const seeded = await seedIssuer(engine);
-  const issued = await app.inject({
-    method: 'POST',
-    url: '/api/v1/ecf',
-    headers: { 'x-api-key': seeded.keys.emisor, 'content-type': 'application/json', 'idempotency-key': 'k-1' },
-    payload: JSON.stringify(invoice31()),
-  });
+  const issued = await api(app, seeded.keys).as('emisor').post('/api/v1/ecf', JSON.stringify(invoice31()), { headers: { 'content-type': 'application/json', 'idempotency-key': 'k-1' } });
   expect(issued.statusCode).toBe(201);
   const ecf = issued.json();
-  const get = (url: string, key = seeded.keys.consultor) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+  const get = (url: string, key = seeded.keys.consultor) => api(app).key(key).get(url);
   return { engine, app, ecf, get, ...seeded };
 }
 
@@ -87,7 +83,7 @@ describe('GET /api/v1/ecf/{id}/representation', () => {
 
   it('is documented in the OpenAPI document with its parameters and roles', async () => {
     const { app } = await setup();
-    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(app).get('/api/v1/openapi.json')).json();
     const op = doc.paths['/api/v1/ecf/{id}/representation'].get;
     expect(op.description).toContain('Roles: admin_tenant, emisor, consultor.');
     expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}.${p.name}`).sort()).toEqual(['path.id', 'query.download', 'query.layout']);

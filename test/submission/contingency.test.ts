@@ -7,6 +7,7 @@ import { runDueWork } from '../../src/engine/work/run.js';
 import { WORK_HANDLERS } from '../../src/engine/work-handlers.js';
 import { invoice31, seedTenant } from '../helpers.js';
 import { harness } from './harness.js';
+import { api } from '../api.js';
 
 const contingencyEvents = async (engine: Awaited<ReturnType<typeof harness>>['engine']) =>
   (await listEvents(engine.db)).filter((e) => e.type.startsWith('contingency.')).map((e) => [e.type, e.tenantId, (e.data.object as { status: string }).status]);
@@ -61,7 +62,7 @@ describe('waiting for the verdict when issuing', () => {
   it('answers with the verdict when the tenant waits for it, and with signed otherwise', async () => {
     const h = await harness();
     const post = (key: string) =>
-      h.app.inject({ method: 'POST', url: '/api/v1/ecf', headers: { 'x-api-key': h.keys.emisor, 'idempotency-key': key }, payload: invoice31({ internalNumber: key }) });
+      api(h.app, h.keys).as('emisor').post('/api/v1/ecf', invoice31({ internalNumber: key }), { headers: { 'idempotency-key': key } });
     expect((await post('no-wait')).json().status).toBe('signed');
     await setSetting(h.engine, 'issuing.wait_for_verdict_seconds', 5, h.tenant.id);
     const waited = await post('wait');

@@ -6,6 +6,7 @@ import { getEcf } from '../../src/engine/ecf/queries.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { POLL_LADDER_MS, TRANSPORT_LADDER_MS } from '../../src/engine/submission/rules.js';
 import { harness } from './harness.js';
+import { api } from '../api.js';
 
 const eventsOf = async (engine: Awaited<ReturnType<typeof harness>>['engine'], ecfId: string) =>
   (await listEvents(engine.db)).filter((e) => (e.data.object as { id?: string }).id === ecfId).map((e) => e.type);
@@ -39,7 +40,7 @@ describe('submission to the authority (the sandbox, over HTTP)', () => {
     expect(rejected).toMatchObject({ status: 'rejected', taxauth: { statusCode: 2, sequenceUsed: true, messages: [{ code: 1999, value: 'Monto inválido' }] } });
     expect(await eventsOf(h.engine, b.id)).toEqual(['ecf.submitted', 'ecf.rejected']);
     await expect(retryEcf(h.engine, h.tenant.id, b.id)).rejects.toMatchObject({ code: 'Ecf.SequenceConsumed', kind: 'conflict' });
-    const res = await h.app.inject({ method: 'POST', url: `/api/v1/ecf/${b.id}/retry`, headers: { 'x-api-key': h.keys.emisor } });
+    const res = await api(h.app, h.keys).as('emisor').post(`/api/v1/ecf/${b.id}/retry`);
     expect(res.statusCode).toBe(409);
   });
 
@@ -49,12 +50,12 @@ describe('submission to the authority (the sandbox, over HTTP)', () => {
     h.sandbox.control.script({ encf: ecf.encf, outcomes: [{ kind: 'reject', sequenceUsed: false, messages: [{ code: 1002, value: 'Firma inválida' }] }] });
     await h.drive();
     expect(await getEcf(h.engine, h.tenant.id, ecf.id)).toMatchObject({ status: 'rejected', taxauth: { sequenceUsed: false } });
-    const res = await h.app.inject({ method: 'POST', url: `/api/v1/ecf/${ecf.id}/retry`, headers: { 'x-api-key': h.keys.emisor } });
+    const res = await api(h.app, h.keys).as('emisor').post(`/api/v1/ecf/${ecf.id}/retry`);
     expect(res.statusCode).toBe(202);
     expect(res.json().status).toBe('signed');
     await h.drive();
     expect((await getEcf(h.engine, h.tenant.id, ecf.id)).status).toBe('accepted');
-    const attempts = (await h.app.inject({ method: 'GET', url: `/api/v1/ecf/${ecf.id}/attempts`, headers: { 'x-api-key': h.keys.consultor } })).json();
+    const attempts = (await api(h.app, h.keys).as('consultor').get(`/api/v1/ecf/${ecf.id}/attempts`)).json();
     expect(attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome])).toEqual([[1, 'rejected'], [2, 'accepted']]);
     expect(await eventsOf(h.engine, ecf.id)).toEqual(['ecf.submitted', 'ecf.rejected', 'ecf.submitted', 'ecf.accepted']);
   });
@@ -154,9 +155,9 @@ describe('submission to the authority (the sandbox, over HTTP)', () => {
     expect((await getEcf(h.engine, h.tenant.id, second.id)).status).toBe('accepted');
     expect(h.sandbox.control.stats().tokensIssued).toBe(2);
     const bodies = [
-      (await h.app.inject({ method: 'GET', url: `/api/v1/ecf/${first.id}`, headers: { 'x-api-key': h.keys.admin_tenant } })).body,
-      (await h.app.inject({ method: 'GET', url: `/api/v1/ecf/${second.id}/attempts`, headers: { 'x-api-key': h.keys.admin_tenant } })).body,
-      (await h.app.inject({ method: 'GET', url: '/api/v1/taxauth/connection', headers: { 'x-api-key': h.keys.admin_tenant } })).body,
+      (await api(h.app, h.keys).as('admin_tenant').get(`/api/v1/ecf/${first.id}`)).body,
+      (await api(h.app, h.keys).as('admin_tenant').get(`/api/v1/ecf/${second.id}/attempts`)).body,
+      (await api(h.app, h.keys).as('admin_tenant').get('/api/v1/taxauth/connection')).body,
       JSON.stringify(await listEvents(h.engine.db)),
     ];
     for (const token of h.sandbox.control.issuedTokens()) for (const body of bodies) expect(body).not.toContain(token);

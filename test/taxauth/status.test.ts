@@ -10,6 +10,7 @@ import { authorityStatusChecks, authorityStatusCheck } from '../../src/engine/he
 import { SANDBOX_STATUS_API_KEY } from '../../src/sandbox/index.js';
 import { storedBytes } from '../helpers.js';
 import { world } from './fixtures.js';
+import { api } from '../api.js';
 
 /** A world whose status host is the sandbox, with the sandbox's key set. */
 async function statusWorld() {
@@ -198,10 +199,10 @@ describe('GET /api/v1/taxauth/connection', () => {
     const h = await harness();
     await setSetting(h.engine, 'taxauth.status_url', h.sandbox.url);
     h.sandbox.control.status.addWindow({ environment: 'testecf', startsAt: '2026-03-12T13:00:00Z', endsAt: '2026-03-12T16:00:00Z' });
-    const before = await h.app.inject({ method: 'GET', url: '/api/v1/taxauth/connection', headers: { 'x-api-key': h.keys.admin_tenant } });
+    const before = await api(h.app, h.keys).as('admin_tenant').get('/api/v1/taxauth/connection');
     expect(before.json().authorityStatus).toMatchObject({ configured: false, summary: 'status services not configured' });
     await setStatusKey(h.engine, SANDBOX_STATUS_API_KEY);
-    const res = await h.app.inject({ method: 'GET', url: '/api/v1/taxauth/connection', headers: { 'x-api-key': h.keys.admin_tenant } });
+    const res = await api(h.app, h.keys).as('admin_tenant').get('/api/v1/taxauth/connection');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
       environment: 'test',

@@ -5,6 +5,7 @@ import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';
 import { DELIVERY_LADDER_MS } from '../../src/engine/webhooks/rules.js';
 import { organizationKey, seedOrganization, seedTenant, testEngine } from '../helpers.js';
 import { allowLoopback, emitEvent, startReceiver, verifyWith } from './harness.js';
+import { api } from '../api.js';
 
 async function setup() {
   const engine = await testEngine();
@@ -15,7 +16,7 @@ async function setup() {
   await allowLoopback(engine);
   const receiver = await startReceiver();
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, key = keys.admin_tenant) =>
-    app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload !== undefined && { payload: payload as Record<string, unknown> }) });
+    api(app).key(key).send(method, url, payload as Record<string, unknown> | undefined);
   return { engine, app, tenant, keys, orgKey, receiver, call };
 }
 
@@ -184,7 +185,7 @@ describe('HTTP /api/v1/webhooks', () => {
 
   it('publishes every webhook operation in the OpenAPI document with its role', async () => {
     const { app } = await setup();
-    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const doc = (await api(app).get('/api/v1/openapi.json')).json();
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/webhooks')).sort()).toEqual(
       [
         '/api/v1/webhooks',
