@@ -7,13 +7,13 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * leaves them to the SQLite run instead of running them a second time.
  */
 const STORE_FREE = [
-  'test/documents/**',
-  'test/xml/**',
-  'test/signing/**',
+  'test/engine/documents/**',
+  'test/engine/xml/**',
+  'test/engine/signing/**',
   'test/installers/**',
-  'test/certification/{workbook,row-document,flatten,plan}.test.ts',
+  'test/engine/certification/{workbook,row-document,flatten,plan}.test.ts',
   'test/sandbox/{load,load-flags,status-services}.test.ts',
-  'test/webhooks/address-guard.test.ts',
+  'test/engine/webhooks/address-guard.test.ts',
 ];
 
 export default defineConfig({

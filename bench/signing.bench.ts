@@ -11,7 +11,7 @@ import { signEcf } from '../src/engine/documents/sign-ecf.js';
 import { prepareDocument } from '../src/engine/documents/prepare.js';
 import { assertSignable } from '../src/engine/xml/schema-gate.js';
 import { serialize } from '../src/engine/xml/canonical.js';
-import { ecf31 } from '../test/xml/documents.js';
+import { ecf31 } from '../test/engine/xml/documents.js';
 import { benchDocument, issuer, numbering, payload } from './documents.js';
 import { rate } from './measure.js';
 
@@ -51,7 +51,7 @@ const xmlCrypto = rate(() => {
 }, 3, 400);
 
 // The canonical writer on a 1,000-line e-CF 31, against JSON.stringify of the same data:
-// it was a timing assertion in test/xml/canonical.test.ts; timings belong here.
+// it was a timing assertion in test/engine/xml/canonical.test.ts; timings belong here.
 const bigData = ecf31(1000);
 const bigXml = rate(() => serialize('ecf31', bigData), 3, 400);
 const bigJson = rate(() => JSON.stringify(bigData), 3, 400);

@@ -4,7 +4,7 @@
 // prints e-CF submitted-and-accepted per second ÷ raw RSA-2048 signs per second. No pass/fail.
 //
 // The clock is a ManualClock that follows real time but jumps to the next due item whenever
-// nothing is due (as test/submission/harness.ts's drive does), so the status query ladder's waits
+// nothing is due (as test/engine/submission/harness.ts's drive does), so the status query ladder's waits
 // (2 s first) do not slow the measurement. The only RSA private-key work in submission is signing
 // the authentication seed (once per token); the sandbox verifies every document's signature
 // (RSA public key) and validates it against the XSD in this same process, so its checks are

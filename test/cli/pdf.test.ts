@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
-import { pdfInfo, pdfText } from '../representation/read-back.js';
+import { pdfInfo, pdfText } from '../engine/representation/read-back.js';
 
 /**
  * `ecf pdf` end to end: the built binary over a data directory holding one

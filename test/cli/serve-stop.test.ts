@@ -7,9 +7,9 @@ import { listAttempts } from '../../src/engine/submission/attempts.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { pendingWork } from '../../src/engine/work/queue.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { drive } from '../submission/harness.js';
+import { drive } from '../engine/submission/harness.js';
 import { invoice31, seedIssuer, STORE, testDataDir, waitUntil } from '../helpers.js';
-import { startServeCapturing } from '../logs/serve-output.js';
+import { startServeCapturing } from '../engine/log/serve-output.js';
 
 /** The send waits this long at the sandbox: long enough to be in flight when the signal comes. */
 const RECEPTION_LATENCY_MS = 6_000;

@@ -7,7 +7,7 @@ import { setSetting } from '../../src/engine/settings/settings.js';
 import { TaxauthError } from '../../src/engine/taxauth/errors.js';
 import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
-import { sandbox } from '../taxauth/fixtures.js';
+import { sandbox } from '../engine/taxauth/fixtures.js';
 import { api } from '../api.js';
 
 const LOCAL = { remoteAddress: '127.0.0.1' };

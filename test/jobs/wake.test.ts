@@ -6,7 +6,7 @@ import { startBackgroundWork } from '../../src/engine/background-work.js';
 import { ringWorkBell } from '../../src/engine/work/bell.js';
 import { pendingWork } from '../../src/engine/work/queue.js';
 import { DEFAULT_JOBS, startScheduler } from '../../src/jobs/scheduler.js';
-import { harness } from '../submission/harness.js';
+import { harness } from '../engine/submission/harness.js';
 import { waitUntil } from '../helpers.js';
 
 /**

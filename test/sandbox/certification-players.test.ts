@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { listInboundApprovals, listReceivedEcf } from '../../src/engine/reception/queries.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { invoice31 } from '../helpers.js';
-import { receptionHarness } from '../reception/harness.js';
+import { receptionHarness } from '../engine/reception/harness.js';
 import { section8Sources } from './certification-harness.js';
 
 const post = async (url: string, body: unknown) => {

@@ -4,7 +4,7 @@ import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { TokenCache } from '../../src/engine/taxauth/token-cache.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { seedIssuer, testEngine } from '../helpers.js';
-import { pointAt, signedEcf } from '../taxauth/fixtures.js';
+import { pointAt, signedEcf } from '../engine/taxauth/fixtures.js';
 
 describe('documents the sandbox keeps in memory', () => {
   it('keeps the XML of the newest keepXml documents only; older ones keep their verdict, facts and indexes', async () => {

@@ -5,7 +5,7 @@ import { multipartBody } from '../../src/engine/taxauth/client.js';
 import { TaxauthError } from '../../src/engine/taxauth/errors.js';
 import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { SANDBOX_CODES } from '../../src/sandbox/index.js';
-import { consumer32, signedEcf, world } from '../taxauth/fixtures.js';
+import { consumer32, signedEcf, world } from '../engine/taxauth/fixtures.js';
 
 const MINUTE = 60_000;
 

@@ -3,7 +3,7 @@ import { SignedXml } from 'xml-crypto';
 import { parseXml as engineParse, verifySignature as engineVerify } from '../../src/engine/signing/verify.js';
 import { parseXml, textOf, textsOf, verifySignature } from '../../src/sandbox/verify.js';
 import { makeIdentity, type Identity } from '../certs.js';
-import { signedEcf } from '../taxauth/fixtures.js';
+import { signedEcf } from '../engine/taxauth/fixtures.js';
 import { seedIssuer, testEngine } from '../helpers.js';
 
 /**

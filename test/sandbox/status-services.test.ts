@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/engine/clock.js';
 import { SANDBOX_STATUS_API_KEY } from '../../src/sandbox/index.js';
-import { sandbox } from '../taxauth/fixtures.js';
+import { sandbox } from '../engine/taxauth/fixtures.js';
 
 const KEY = { authorization: `Apikey ${SANDBOX_STATUS_API_KEY}` };
 

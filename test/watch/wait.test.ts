@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { watchFolder, type WatchResult } from '../../src/watch/folder.js';
-import { harness } from '../submission/harness.js';
+import { harness } from '../engine/submission/harness.js';
 import { invoice31, tempDir } from '../helpers.js';
 
 /** The folder drop honours the tenant's issuing.wait_for_verdict_seconds, as POST /api/v1/ecf does. */

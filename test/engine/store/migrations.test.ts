@@ -1,0 +1,252 @@
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../../src/engine/store/database.js';
+import { migrateDown, migrateTo, migrateToLatest, migrationStatus } from '../../../src/engine/store/migrate.js';
+import { migrations } from '../../../src/engine/store/migrations/index.js';
+import type { Database } from '../../../src/engine/store/schema.js';
+import { issueEcf } from '../../../src/engine/ecf/issue.js';
+import { invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
+
+/**
+ * Every table and column of schema.ts. The mapped type makes tsc fail when a
+ * table or column is added to or removed from schema.ts without updating this.
+ */
+const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> } = {
+  organizations: {
+    id: true, name: true, plan: true, max_tenants: true, monthly_ecf_quota: true, max_members: true,
+    created_at: true, updated_at: true,
+  },
+  organization_members: { id: true, organization_id: true, name: true, email: true, role: true, created_at: true },
+  tenants: {
+    id: true, organization_id: true, rnc: true, legal_name: true, trade_name: true, default_environment: true,
+    created_at: true, updated_at: true,
+  },
+  emitter_profiles: {
+    id: true, tenant_id: true, address: true, municipality: true, province: true, phones: true, email: true,
+    economic_activity: true, created_at: true, updated_at: true,
+  },
+  api_keys: {
+    id: true, prefix: true, key_hash: true, role: true, tenant_id: true, organization_id: true, member_id: true,
+    name: true, created_at: true, last_used_at: true, revoked_at: true,
+  },
+  settings: { scope: true, key: true, value: true, updated_at: true },
+  events: { seq: true, id: true, tenant_id: true, type: true, api_version: true, created_at: true, data: true, fact_key: true },
+  work: {
+    id: true, kind: true, tenant_id: true, ref: true, lane: true, payload: true, due_at: true, attempts: true, lease_owner: true,
+    lease_expires_at: true, last_error: true, created_at: true, updated_at: true,
+  },
+  certificates: {
+    id: true, tenant_id: true, subject: true, subject_cn: true, subject_serial_number: true, holder_id: true,
+    issuer: true, serial_number: true, fingerprint_sha256: true, key_bits: true, not_before: true, not_after: true,
+    secret_store: true, secret_ref: true, created_at: true, revoked_at: true,
+  },
+  sequence_ranges: {
+    id: true, tenant_id: true, environment: true, type: true, series: true, range_from: true, range_to: true, next: true,
+    expires_on: true, active: true, created_at: true, annulled_ahead: true,
+  },
+  ecf: {
+    id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
+    issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
+    internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
+    monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,
+    request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
+  },
+  ecf_documents: { ecf_id: true, xml: true, rfce_xml: true },
+  ecf_attempts: {
+    id: true, ecf_id: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
+    sequence_used: true, messages: true, retry_decision: true, xml_sha256: true, recorded_at: true,
+  },
+  platform_state: { key: true, value: true, updated_at: true },
+  ecf_counts: { tenant_id: true, environment: true, type: true, status: true, n: true },
+  webhook_endpoints: {
+    id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
+    disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
+  },
+  webhook_deliveries: {
+    id: true, endpoint_id: true, tenant_id: true, event_id: true, event_type: true, status: true, attempts: true,
+    next_attempt_at: true, lease_owner: true, lease_expires_at: true, last_status_code: true, last_error: true,
+    created_at: true, updated_at: true,
+  },
+  annulments: {
+    id: true, tenant_id: true, environment: true, reason: true, status: true, total_count: true, xml: true, xml_sha256: true,
+    taxauth_code: true, taxauth_messages: true, last_error: true, attempts: true, sending_until: true, submitted_at: true,
+    voided_at: true, created_at: true, updated_at: true,
+  },
+  annulment_lines: { annulment_id: true, position: true, range_id: true, type: true, series: true, range_from: true, range_to: true },
+  emission_pauses: { scope: true, subject_id: true, reason: true, until: true, set_by: true, changed_by: true, paused_at: true },
+  ecf_monthly_counts: { tenant_id: true, environment: true, period: true, n: true },
+  tenant_alert_state: { tenant_id: true, spike_alerted_at: true },
+  organization_usage: { organization_id: true, period: true, peak_tenants: true, peak_members: true, closed_at: true },
+  received_ecf: {
+    id: true, tenant_id: true, environment: true, status: true, reason_code: true, reason: true, issuer_rnc: true,
+    issuer_name: true, buyer_rnc: true, encf: true, type: true, issue_date: true, monto_total: true, security_code: true,
+    file_name: true, xml: true, xml_sha256: true, arecf_xml: true, received_at: true,
+  },
+  received_ecf_approvals: {
+    id: true, received_ecf_id: true, tenant_id: true, decision: true, rejection_reason: true, xml: true, xml_sha256: true,
+    decided_at: true, issuer_delivery: true, taxauth_delivery: true,
+  },
+  inbound_approvals: {
+    id: true, tenant_id: true, ecf_id: true, encf: true, buyer_rnc: true, decision: true, rejection_reason: true,
+    approved_at_text: true, xml: true, xml_sha256: true, received_at: true,
+  },
+  sealed_secrets: { name: true, body: true, updated_at: true },
+  certifications: { tenant_id: true, pasos: true, started_at: true, updated_at: true },
+  certification_cases: {
+    id: true, tenant_id: true, paso: true, generation: true, sheet: true, row_number: true, case_id: true, kind: true, encf: true,
+    modifies_encf: true, cells: true, state: true, xml: true, security_code: true, track_id: true, messages: true, sent_at: true,
+    verdict_at: true, updated_at: true,
+  },
+  reception_seeds: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },
+  reception_tokens: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },
+};
+const TABLES = Object.keys(SCHEMA).sort();
+
+/** Kysely's own bookkeeping; SQLite's sqlite_sequence (created by AUTOINCREMENT) can never be dropped. */
+const KYSELY_TABLES = ['kysely_migration', 'kysely_migration_lock'];
+const SQLITE_INTERNAL = 'sqlite_sequence';
+
+const opened: Db[] = [];
+afterEach(async () => {
+  while (opened.length) await opened.pop()!.destroy();
+});
+
+function freshDb(): Db {
+  const db = openDatabase(join(tempDir(), 'ecf.sqlite'));
+  opened.push(db);
+  return db;
+}
+
+interface MasterRow {
+  type: string;
+  name: string;
+  tbl_name: string;
+  sql: string | null;
+}
+
+/** Everything in sqlite_master (tables, indexes, autoindexes, triggers, views) but sqlite_sequence. */
+async function schemaObjects(db: Db): Promise<MasterRow[]> {
+  const { rows } = await sql<MasterRow>`select type, name, tbl_name, sql from sqlite_master order by type, name`.execute(db);
+  return rows.filter((r) => r.name !== SQLITE_INTERNAL);
+}
+
+async function tableNames(db: Db): Promise<string[]> {
+  return (await schemaObjects(db)).filter((r) => r.type === 'table').map((r) => r.name).sort();
+}
+
+async function columnsOf(db: Db, table: string): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
+  return rows.map((r) => r.name).sort();
+}
+
+async function sequenceRows(db: Db): Promise<{ name: string }[]> {
+  const exists = (await sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'sqlite_sequence'`.execute(db)).rows[0]!.n;
+  if (!exists) return [];
+  return (await sql<{ name: string }>`select name from sqlite_sequence`.execute(db)).rows;
+}
+
+const NAMES = Object.keys(migrations).sort();
+
+describe('migrations', () => {
+  it('lists migrations whose names sort in apply order', () => {
+    expect(NAMES.length).toBeGreaterThan(0);
+    expect(Object.keys(migrations)).toEqual(NAMES);
+    for (const name of NAMES) expect(typeof migrations[name]!.down).toBe('function');
+  });
+
+  it('migrates a fresh file to latest, creating every table and column of schema.ts', async () => {
+    const db = freshDb();
+    expect(await tableNames(db)).toEqual([]);
+
+    const steps = await migrateToLatest(db);
+    expect(steps).toEqual(NAMES.map((name) => ({ name, direction: 'Up', status: 'Success' })));
+
+    const tables = await tableNames(db);
+    expect(tables).toEqual([...TABLES, ...KYSELY_TABLES].sort());
+    for (const table of TABLES) {
+      expect(await columnsOf(db, table), table).toEqual(Object.keys(SCHEMA[table as keyof Database]).sort());
+    }
+    const status = await migrationStatus(db);
+    expect(status.map((s) => s.name)).toEqual(NAMES);
+    for (const s of status) expect(s.executedAt, s.name).not.toBeNull();
+
+    // Latest again is a no-op.
+    expect(await migrateToLatest(db)).toEqual([]);
+    expect(await tableNames(db)).toEqual(tables);
+  });
+
+  it("migrates to 'none', leaving only kysely's bookkeeping, and up again", async () => {
+    const db = freshDb();
+    await migrateToLatest(db);
+    const latest = await schemaObjects(db);
+
+    const down = await migrateTo(db, 'none');
+    expect(down).toEqual([...NAMES].reverse().map((name) => ({ name, direction: 'Down', status: 'Success' })));
+    expect(await tableNames(db)).toEqual(KYSELY_TABLES);
+    // No index, trigger or view of the project survives either.
+    const leftovers = (await schemaObjects(db)).filter((r) => !KYSELY_TABLES.includes(r.tbl_name));
+    expect(leftovers).toEqual([]);
+    expect(await sequenceRows(db)).toEqual([]);
+    for (const s of await migrationStatus(db)) expect(s.executedAt, s.name).toBeNull();
+
+    const up = await migrateToLatest(db);
+    expect(up.map((s) => [s.name, s.direction, s.status])).toEqual(NAMES.map((n) => [n, 'Up', 'Success']));
+    expect(await schemaObjects(db)).toEqual(latest);
+    for (const table of TABLES) {
+      expect(await columnsOf(db, table), table).toEqual(Object.keys(SCHEMA[table as keyof Database]).sort());
+    }
+  });
+
+  it('undoes each migration exactly with one step down', async () => {
+    const db = freshDb();
+    await migrateTo(db, 'none'); // creates kysely's bookkeeping only
+    expect(await tableNames(db)).toEqual(KYSELY_TABLES);
+
+    for (const name of NAMES) {
+      const before = await schemaObjects(db);
+      const sequencesBefore = await sequenceRows(db);
+
+      const up = await migrateTo(db, name);
+      expect(up, name).toEqual([{ name, direction: 'Up', status: 'Success' }]);
+      const after = await schemaObjects(db);
+      expect(after, `${name} changes the schema`).not.toEqual(before);
+
+      const down = await migrateDown(db);
+      expect(down, name).toEqual([{ name, direction: 'Down', status: 'Success' }]);
+      expect(await schemaObjects(db), `${name} down restores the schema`).toEqual(before);
+      expect(await sequenceRows(db)).toEqual(sequencesBefore);
+      const status = await migrationStatus(db);
+      expect(status.find((s) => s.name === name)!.executedAt).toBeNull();
+
+      // Up again yields the same schema as the first time, then stay up for the next step.
+      await migrateTo(db, name);
+      expect(await schemaObjects(db)).toEqual(after);
+    }
+    expect(await tableNames(db)).toEqual([...TABLES, ...KYSELY_TABLES].sort());
+  });
+
+  it('keeps data written under latest when nothing is pending', async () => {
+    const db = freshDb();
+    await migrateToLatest(db);
+    await db
+      .insertInto('settings')
+      .values({ scope: 'platform', key: 'retry.max', value: '5', updated_at: '2026-03-10T14:00:00.000Z' })
+      .execute();
+    await migrateToLatest(db);
+    expect(await db.selectFrom('settings').select('value').execute()).toEqual([{ value: '5' }]);
+  });
+
+  it('0006 fills the search key and the counts of e-CF already stored', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31({ buyer: { rnc: '101010101', name: 'Ñoño Ferretería SRL' } }) });
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: invoice31({ lines: [{ name: 'Caja', quantity: 1, unitPrice: '5.00' }] }) });
+    await migrateTo(engine.db, '0005-list-indexes');
+    await migrateToLatest(engine.db);
+    const keys = await engine.db.selectFrom('ecf').select(['buyer_name', 'buyer_name_key']).orderBy('encf').execute();
+    expect(keys.map((k) => k.buyer_name_key)).toEqual(['nono ferreteria srl', expect.any(String)]);
+    const counts = await engine.db.selectFrom('ecf_counts').select(['environment', 'type', 'status', 'n']).where('tenant_id', '=', tenant.id).execute();
+    expect(counts).toEqual([{ environment: 'test', type: 31, status: 'signed', n: 2 }]);
+  });
+});
