@@ -43,11 +43,16 @@
  *  18. areas that only consume the ones above, in no order among
  *      themselves: reception/, webhooks/, health/, metrics/, setup/,
  *      certification/
- *  19. composition   engine.ts (opens the store: the Engine), the work
- *                    registry (work-handlers.ts) and the background work that
- *                    runs it (background-work.ts), backup/ (it opens engines
- *                    of its own). Any layer may import the Engine *type* from
- *                    engine.ts; only composition imports its values.
+ *  19. composition   engine.ts (opens the store and makes the ports: the
+ *                    Engine), the work registry (work-handlers.ts) and the
+ *                    background work that runs it (background-work.ts),
+ *                    backup/ (it opens engines of its own). Any layer may
+ *                    import the Engine *type* from engine.ts; only
+ *                    composition imports its values. The type itself lives
+ *                    in engine-types.ts (types only), which the files that
+ *                    engine.ts imports to make the ports (settings/,
+ *                    secrets/, taxauth/) name instead of engine.ts, so that
+ *                    opening an engine makes no circle.
  *
  * Outside the layers:
  *   - migrations (store/migrations/) are frozen in time: they import kysely
@@ -78,10 +83,10 @@ const LAYERS = [
   ['submission', '^src/engine/submission/'],
   ['ecf', '^src/engine/ecf/(?!(views|queries|search-key)[.]ts$)'],
   ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification)/'],
-  ['composition', '^src/engine/(engine|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
+  ['composition', '^src/engine/(engine|engine-types|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];
 
-const COMPOSITION_ROOT = '^src/engine/engine[.]ts$';
+const COMPOSITION_ROOT = '^src/engine/engine(-types)?[.]ts$';
 
 function layerRules() {
   const rules = [];
@@ -117,6 +122,13 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules(),
+    {
+      name: 'engine-types-imports-types-only',
+      comment: 'engine-types.ts is the Engine type that every layer names: it runs nothing, so it imports types only (a value import would pull a layer in under all of them).',
+      severity: 'error',
+      from: { path: '^src/engine/engine-types[.]ts$' },
+      to: { dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'migrations-import-nothing-from-the-engine',
       comment: 'A migration is frozen in time: it copies what it needs (kysely and node only), so the SQL it runs never follows later code.',

@@ -4,30 +4,19 @@ import { systemClock, type Clock } from './clock.js';
 import { DATABASE_FILE, DATABASE_URL_FILE } from './data-dir.js';
 import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
-import { isPostgresUrl, type StoreDialect } from './store/dialect.js';
+import { isPostgresUrl } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
 import { newRestartSignal, startCheckpointer, type RestartSignal } from './store/checkpointer.js';
 import { silentLog, type EngineLog } from './log/logger.js';
+import type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
+import { secretsPort } from './secrets/select.js';
+import { taxauthPort } from './taxauth/taxauth-port.js';
 
 // Kept importable from here for the callers that create a data directory (ecf init, restore, tests).
 export { ensureSecretStoreKey } from './secrets/key-file.js';
 
-/** What every engine function works against: the store and the clock. */
-export interface Engine {
-  readonly db: Db;
-  /** SQLite (the file in the data directory) or PostgreSQL (ECF_DATABASE_URL). */
-  readonly dialect: StoreDialect;
-  /** The PostgreSQL URL the store was opened with (LISTEN needs a connection of its own); absent for SQLite. */
-  readonly databaseUrl?: string;
-  /** Set when a checkpointer thread looks after the SQLite WAL: what other threads' engines pass as `checkpointedBy`. */
-  readonly restartSignal?: RestartSignal;
-  readonly clock: Clock;
-  /** Where the secret-store key and, with SQLite, the database live. */
-  readonly dataDir: string;
-  /** Where the engine logs state changes and background failures; silent unless the opener passes a logger. */
-  readonly log: EngineLog;
-  close(): Promise<void>;
-}
+// The type lives in engine-types.ts (see why there); every caller keeps importing it from here.
+export type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
 
 export interface OpenEngineOptions {
   readonly dataDir: string;
@@ -56,6 +45,20 @@ export interface OpenEngineOptions {
   readonly databaseUrl?: string | null;
   /** The logger of a long-running process (`ecf serve` passes its pino logger); absent, silence. */
   readonly log?: EngineLog;
+  /** Replaces the secret stores (tests); absent, the keychain or the encrypted files per `secrets.store`. */
+  readonly secrets?: SecretsPort;
+  /** Replaces the tax authority's clients (tests); absent, per the `taxauth.*` settings. */
+  readonly taxauth?: TaxauthPort;
+}
+
+/**
+ * The environment variables the ports read, in one place and once, when the
+ * engine opens: ECF_SECRET_KEY (the file store's key, for machines that mount
+ * it) and ECF_TAXAUTH_SANDBOX_URL (set by `ecf serve --sandbox` before it
+ * opens its engines and starts its job threads).
+ */
+function portEnvironment(env: NodeJS.ProcessEnv = process.env): { secretKey: string | undefined; sandboxUrl: string | undefined } {
+  return { secretKey: env.ECF_SECRET_KEY || undefined, sandboxUrl: env.ECF_TAXAUTH_SANDBOX_URL || undefined };
 }
 
 /** The database URL an engine opened with these options would use, if any. */
@@ -94,7 +97,9 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
     }
   }
   const checkpointer = ownCheckpointer && restartSignal ? startCheckpointer(file, restartSignal) : undefined;
-  return {
+  const { secretKey, sandboxUrl } = portEnvironment();
+  // The ports work against the engine they belong to, so it exists before them.
+  const engine: { -readonly [K in keyof Engine]: Engine[K] } = {
     db,
     dialect: url ? 'postgres' : 'sqlite',
     ...(url && { databaseUrl: url }),
@@ -106,5 +111,10 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       await db.destroy();
       await checkpointer?.stop();
     },
+    secrets: undefined as unknown as SecretsPort,
+    taxauth: undefined as unknown as TaxauthPort,
   };
+  engine.secrets = options.secrets ?? secretsPort(engine, secretKey);
+  engine.taxauth = options.taxauth ?? taxauthPort(engine, sandboxUrl);
+  return engine;
 }

@@ -6,7 +6,7 @@ import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
 import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
-import { currentSecretStore, keychainAvailable } from '../../engine/secrets/index.js';
+import { keychainAvailable } from '../../engine/secrets/index.js';
 import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/index.js';
 
 export type DoctorCheck = HealthCheck;
@@ -177,12 +177,12 @@ async function checkDatabase(engine: Engine, dbFile: string, add: Add): Promise<
 async function checkSecretKey(engine: Engine, add: Add): Promise<void> {
   let kind: 'keychain' | 'file';
   try {
-    kind = (await currentSecretStore(engine)).kind;
+    kind = (await engine.secrets.current()).kind;
   } catch {
     return; // The secret-store readiness check has said why.
   }
   if (kind !== 'file') return;
-  if (process.env.ECF_SECRET_KEY) {
+  if (engine.secrets.keyFromEnvironment) {
     add('secret-key', 'ok', 'the file store key comes from ECF_SECRET_KEY');
     return;
   }

@@ -6,7 +6,6 @@ import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../data-dir.js';
 import { openEngine, type Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
-import { storeOf } from '../secrets/select.js';
 import { BUSY_TIMEOUT_MS } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect.js';
 import { MAGIC, checkPassphrase, seal, type Manifest } from './format.js';
@@ -69,7 +68,7 @@ export async function backupDataDir(engine: Engine, file: string, passphrase: st
     const secrets: { name: string; value: string }[] = [];
     const missingSecrets: string[] = [];
     for (const r of references) {
-      const value = await storeOf(engine, r.store).get(r.ref);
+      const value = await engine.secrets.of(r.store).get(r.ref);
       if (value) secrets.push({ name: r.ref, value: value.toString('base64') });
       else missingSecrets.push(`${r.table}: ${r.ref}`);
     }

@@ -3,7 +3,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict } from '../errors.js';
 import { secretReferencesIn } from './secret-refs.js';
-import { storeOf } from '../secrets/select.js';
 import { dialectOf } from '../store/dialect.js';
 import type { Database } from '../store/schema.js';
 
@@ -158,8 +157,8 @@ export async function copyStore(from: Engine, to: Engine, options: CopyOptions =
  * belong to the machine and stay where they are.
  */
 async function carrySecrets(from: Engine, to: Engine): Promise<{ secretsCarried: number; missingSecrets: string[] }> {
-  const source = storeOf(from, 'file');
-  const target = storeOf(to, 'file');
+  const source = from.secrets.of('file');
+  const target = to.secrets.of('file');
   let secretsCarried = 0;
   const missingSecrets: string[] = [];
   // Rows and platform_state values that name a secret (the authority's status API key).

@@ -7,7 +7,6 @@ import { DATABASE_FILE } from '../data-dir.js';
 import { databaseUrlOf, openEngine, type Engine } from '../engine.js';
 import { ensureSecretStoreKey } from '../secrets/key-file.js';
 import { EngineError } from '../errors.js';
-import { currentSecretStore } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { COPIED_TABLES, copyStore } from './copy-store.js';
 import { inTransaction } from '../store/database.js';
@@ -121,7 +120,7 @@ async function extractDatabase(file: string, databaseOffset: number, to: string)
 }
 
 async function restoreSecrets(engine: Engine, sealed: SealedSecrets): Promise<{ secrets: number; secretStore: SecretStoreKind }> {
-  const store = await currentSecretStore(engine);
+  const store = await engine.secrets.current();
   for (const s of sealed.secrets) await store.put(s.name, Buffer.from(s.value, 'base64'));
   await inTransaction(engine.db, (tx) => repointSecrets(tx, store.kind));
   return { secrets: sealed.secrets.length, secretStore: store.kind };

@@ -7,7 +7,6 @@ import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { CertificatesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
-import { currentSecretStore, storeOf } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { requireTenant } from '../tenants/tenants.js';
 import { emitted } from '../tenants/views.js';
@@ -131,7 +130,7 @@ export async function uploadCertificate(engine: Engine, tenantId: string, upload
 
   // The secret is written before the row (the keychain is outside the database) and removed if the row is not.
   const id = newId();
-  const store = await currentSecretStore(engine);
+  const store = await engine.secrets.current();
   const secretRef = `certificate/${id}`;
   const secret: StoredSecret = { p12: file.toString('base64'), password };
   await store.put(secretRef, Buffer.from(JSON.stringify(secret)));
@@ -232,7 +231,7 @@ export async function credentialsIn(engine: Engine, db: Db, tenantId: string): P
 }
 
 async function openStored(engine: Engine, row: Row): Promise<SigningCredentials> {
-  const raw = await storeOf(engine, row.secret_store as SecretStoreKind).get(row.secret_ref);
+  const raw = await engine.secrets.of(row.secret_store as SecretStoreKind).get(row.secret_ref);
   if (!raw) {
     throw new EngineError('unavailable', 'Certificate.SecretMissing', `The secret store (${row.secret_store}) no longer holds certificate ${row.id}; upload it again.`);
   }

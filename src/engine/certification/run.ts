@@ -4,7 +4,6 @@ import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
-import { clientFor } from '../taxauth/connection.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { TaxauthClient } from '../taxauth/client.js';
@@ -106,7 +105,7 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
   const generation = cases[0]!.generation;
   const wait = options.wait ?? realWait;
   const emit = options.onEvent ?? (() => {});
-  const client = await clientFor(engine, CERT_ENVIRONMENT);
+  const client = await engine.taxauth.client(CERT_ENVIRONMENT);
   const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, tenantId, CERT_ENVIRONMENT, fn);
   const ctx: Ctx = { engine, tenantId, rnc: tenant.rnc, client, withToken, emit, paso };
 

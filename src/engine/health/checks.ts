@@ -4,7 +4,6 @@ import { listCertificates } from '../certificates/certificates.js';
 import { dominicanDate } from '../clock.js';
 import type { Environment } from '../schema-types.js';
 import { listRanges } from '../sequences/ranges.js';
-import { clientFor } from '../taxauth/client.js';
 import { parseAuthorityDate } from '../taxauth/parse.js';
 
 /** One line of `ecf doctor`: what was checked, how it stands, and what to do about it. */
@@ -97,7 +96,7 @@ export async function environmentsInUse(engine: Engine): Promise<Environment[]> 
 export async function authorityChecks(engine: Engine, environments?: readonly Environment[]): Promise<HealthCheck[]> {
   const checks: HealthCheck[] = [];
   for (const env of environments ?? (await environmentsInUse(engine))) {
-    const client = await clientFor(engine, env);
+    const client = await engine.taxauth.client(env);
     const started = performance.now();
     let seed: string;
     try {

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
-import { currentSecretStore } from '../secrets/select.js';
 import { settingView } from '../settings/settings.js';
 import { migrationStatus } from '../store/migrate.js';
 import { migrations } from '../store/migrations/index.js';
@@ -73,7 +72,7 @@ export const migrationsCheck: ReadinessCheck = {
 export const secretStoreCheck: ReadinessCheck = {
   name: 'secret-store',
   async run(engine) {
-    const store = await currentSecretStore(engine);
+    const store = await engine.secrets.current();
     const setting = await settingView(engine, 'secrets.store');
     const where = `secrets.store is ${String(setting.value)} (${setting.source}); new secrets go to ${store.kind}: ${store.describe()}`;
     if (store.kind === 'file') {

@@ -6,7 +6,6 @@ import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
 import { multipartBody, uploadName } from '../taxauth/client.js';
-import { clientFor } from '../taxauth/connection.js';
 import { TaxauthError, collapseErrorBody } from '../taxauth/errors.js';
 import { defaultTokenCache, signSeed } from '../taxauth/token-cache.js';
 import { complete, reschedule, type WorkItem } from '../work/queue.js';
@@ -55,14 +54,14 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
   let outcome: { status: 'delivered' } | { status: 'refused' | 'retry'; error: string };
   try {
     if (target === 'taxauth') {
-      const client = await clientFor(engine, environment);
+      const client = await engine.taxauth.client(environment);
       const verdict = await tokens.withToken(engine, approval.tenant_id, environment, (t) => client.sendCommercialApproval(t, upload));
       const said = [verdict.status, ...verdict.messages].filter(Boolean).join('; ');
       if (verdict.code === 1) outcome = { status: 'delivered' };
       else if (/intentar nuevamente/i.test(said)) outcome = { status: 'retry', error: `codigo ${verdict.code}: ${said}` };
       else outcome = { status: 'refused', error: `codigo ${verdict.code}: ${said}` };
     } else {
-      const client = await clientFor(engine, environment);
+      const client = await engine.taxauth.client(environment);
       const entry = await tokens.withToken(engine, approval.tenant_id, environment, (t) => client.directory(t, approval.issuer_rnc));
       if (!entry?.approvalUrl) throw new Error(`${approval.issuer_rnc} has no commercial-approval URL in the authority's directory`);
       url = `${entry.approvalUrl.replace(/\/+$/, '')}/fe/aprobacioncomercial/api/ecf`;

@@ -47,9 +47,10 @@ export class EncryptedFileStore implements SecretStore {
   readonly #place: SealedPlace;
   readonly #key: Buffer;
 
-  constructor(dataDir: string, env: NodeJS.ProcessEnv = process.env, place: SealedPlace = directoryPlace(dataDir)) {
+  /** `secretKey`: ECF_SECRET_KEY as the engine read it when it opened (engine.secrets). */
+  constructor(dataDir: string, secretKey: string | undefined, place: SealedPlace = directoryPlace(dataDir)) {
     this.#place = place;
-    this.#key = loadKey(dataDir, env);
+    this.#key = loadKey(dataDir, secretKey);
   }
 
   #file(name: string): string {
@@ -86,8 +87,7 @@ export class EncryptedFileStore implements SecretStore {
   }
 }
 
-function loadKey(dataDir: string, env: NodeJS.ProcessEnv): Buffer {
-  const fromEnv = env.ECF_SECRET_KEY;
+function loadKey(dataDir: string, fromEnv: string | undefined): Buffer {
   if (fromEnv) {
     const key = Buffer.from(fromEnv, 'base64');
     if (key.length !== 32) throw new EngineError('unavailable', 'SecretStore.BadKey', 'ECF_SECRET_KEY must be 32 bytes in base64.');

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine, SecretsPort } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { getSetting } from '../settings/settings.js';
 import { EncryptedFileStore } from './file-store.js';
@@ -14,28 +14,34 @@ export function keychainAvailable(): Promise<boolean> {
   return keychainReachable;
 }
 
-/** The store of a given kind (for reading what was stored there). */
-export function storeOf(engine: Engine, kind: SecretStoreKind): SecretStore {
-  if (kind === 'keychain') return new KeychainStore();
-  // Several machines share a PostgreSQL store: the sealed bodies go with it, the key stays on each node.
-  const place = engine.dialect === 'postgres' ? databasePlace(engine.db, () => engine.clock.now()) : undefined;
-  return new EncryptedFileStore(engine.dataDir, process.env, place);
-}
-
 /**
- * The store new secrets go to, per the `secrets.store` setting: `keychain`,
- * `file`, or `auto` (the keychain when one answers, else encrypted files).
+ * `engine.secrets` as openEngine makes it. `secretKey` is ECF_SECRET_KEY,
+ * read once when the engine opens; the `secrets.store` setting is read on
+ * every `current()`, so a changed setting applies to the next secret.
  */
-export async function currentSecretStore(engine: Engine): Promise<SecretStore> {
-  const choice = await getSetting<'auto' | SecretStoreKind>(engine, 'secrets.store');
-  if (choice === 'file') return storeOf(engine, 'file');
-  if (await keychainAvailable()) return storeOf(engine, 'keychain');
-  if (choice === 'keychain') {
-    throw new EngineError(
-      'unavailable',
-      'SecretStore.Unavailable',
-      'secrets.store is keychain but no OS keychain answers (on Linux: an unlocked Secret Service such as gnome-keyring).',
-    );
-  }
-  return storeOf(engine, 'file');
+export function secretsPort(engine: Engine, secretKey: string | undefined): SecretsPort {
+  const of = (kind: SecretStoreKind): SecretStore => {
+    if (kind === 'keychain') return new KeychainStore();
+    // Several machines share a PostgreSQL store: the sealed bodies go with it, the key stays on each node.
+    const place = engine.dialect === 'postgres' ? databasePlace(engine.db, () => engine.clock.now()) : undefined;
+    return new EncryptedFileStore(engine.dataDir, secretKey, place);
+  };
+  return {
+    of,
+    keyFromEnvironment: Boolean(secretKey),
+    /** `keychain`, `file`, or `auto` (the keychain when one answers, else encrypted files). */
+    async current() {
+      const choice = await getSetting<'auto' | SecretStoreKind>(engine, 'secrets.store');
+      if (choice === 'file') return of('file');
+      if (await keychainAvailable()) return of('keychain');
+      if (choice === 'keychain') {
+        throw new EngineError(
+          'unavailable',
+          'SecretStore.Unavailable',
+          'secrets.store is keychain but no OS keychain answers (on Linux: an unlocked Secret Service such as gnome-keyring).',
+        );
+      }
+      return of('file');
+    },
+  };
 }

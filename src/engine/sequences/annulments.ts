@@ -13,8 +13,7 @@ import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 import type { AnnulmentLinesTable, AnnulmentsTable, SequenceRangesTable } from '../store/schema.js';
-import { annulmentAnswer, clientFor } from '../taxauth/client.js';
-import { clientSettings } from '../taxauth/environments.js';
+import { annulmentAnswer } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
@@ -426,7 +425,7 @@ export async function retryAnnulment(engine: Engine, tenantId: string, id: strin
 }
 
 async function sendLeaseMs(engine: Engine, environment: Environment): Promise<number> {
-  return (await clientSettings(engine, environment)).timeoutMs * LEASE_CALLS;
+  return (await engine.taxauth.settings(environment)).timeoutMs * LEASE_CALLS;
 }
 
 /** Sends the stored bytes, outside any transaction, and records what came of it. */
@@ -435,7 +434,7 @@ async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly Li
   const first = documentOrder(lines.map((l) => ({ type: l.type, series: l.series, from: l.range_from, to: l.range_to })))[0]!;
   let outcome: Outcome;
   try {
-    const client = await clientFor(engine, environment);
+    const client = await engine.taxauth.client(environment);
     const answer = await tokens.withToken(engine, row.tenant_id, environment, (token) =>
       client.annulRanges(token, { rnc, encf: encfOf(first.series, first.type, first.from), xml: row.xml }),
     );

@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
 import { requireTenant } from '../tenants/lookup.js';

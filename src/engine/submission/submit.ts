@@ -10,7 +10,6 @@ import type { EcfTable } from '../store/schema.js';
 import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { laneOf, taxauthGroup } from '../work/lanes.js';
 import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
-import { clientFor } from '../taxauth/connection.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
@@ -136,7 +135,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
   const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;
-  const client = await clientFor(engine, environment);
+  const client = await engine.taxauth.client(environment);
   const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, row.tenant_id, environment, fn);
   const owner = item.leaseOwner!;
 

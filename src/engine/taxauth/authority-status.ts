@@ -2,7 +2,6 @@ import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
 import { taxauthAgent } from './client.js';
-import { statusHostSettings } from './environments.js';
 import { TaxauthError } from './errors.js';
 import { StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
 import { STATUS_SNAPSHOT_STATE, readStatusKey, statusKeyInfo } from './status-key.js';
@@ -114,7 +113,7 @@ export async function authorityStatus(engine: Engine, options: AuthorityStatusOp
 
 /** One round: the three services (verificarestado for each environment), in parallel, each failure recorded. */
 async function fetchSnapshot(engine: Engine, apiKey: string, dispatcher?: import('undici').Dispatcher): Promise<StatusSnapshot> {
-  const host = await statusHostSettings(engine);
+  const host = await engine.taxauth.statusHost();
   const client = new StatusClient({ baseUrl: host.url, apiKey, timeoutMs: host.timeoutMs, tls: host.tls, dispatcher: dispatcher ?? taxauthAgent(host.tls) });
   const [services, schedule, ...checks] = await Promise.allSettled([
     client.services(),

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Agent, Dispatcher } from 'undici';
 import { undici } from '../net/undici.js';
-import type { Engine } from '../engine.js';
-import type { Environment } from '../schema-types.js';
-import { clientSettings } from './environments.js';
 import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, tlsConnectOptions, type TaxauthTls } from './tls.js';
 import { TaxauthError, collapseErrorBody, decodeEntities } from './errors.js';
 import { observeTaxauthCall } from './call-listeners.js';
@@ -85,7 +82,7 @@ let sharedAgent: { readonly key: string; readonly agent: Agent } | undefined;
  * and ciphers of the settings `taxauth.tls_min_version` and
  * `taxauth.tls_ciphers` (NOTES §3.1: the authority changed its TLS
  * requirements before). Every client reads the settings when it is made
- * (clientFor, one query with the URLs), so a changed setting gives a new
+ * (engine.taxauth.client, one query with the URLs), so a changed setting gives a new
  * Agent from the next client on; the old one is left to its keep-alive
  * timeout rather than closed under the calls still using it.
  */
@@ -98,12 +95,6 @@ export function taxauthAgent(tls: TaxauthTls = DEFAULT_TLS): Agent {
 /** An Agent with these TLS options; `extra` adds connect options (a test's `ca`). */
 export function buildTaxauthAgent(tls: TaxauthTls, extra: Readonly<Record<string, unknown>> = {}): Agent {
   return new (undici().Agent)({ connect: { ...tlsConnectOptions(tls), ...extra }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-}
-
-/** The client of one environment as the platform settings configure it. */
-export async function clientFor(engine: Engine, environment: Environment): Promise<TaxauthClient> {
-  const settings = await clientSettings(engine, environment);
-  return new TaxauthClient({ ...settings, dispatcher: taxauthAgent(settings.tls) });
 }
 
 interface Answer {

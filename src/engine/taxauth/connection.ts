@@ -8,8 +8,6 @@ import { TaxauthError, type TaxauthErrorKind } from './errors.js';
 import { defaultTokenCache, type TaxauthLogger, type TokenCache } from './token-cache.js';
 import { authorityStatus, statusView, type AuthorityStatusView } from './authority-status.js';
 
-export { clientFor } from './client.js';
-
 /**
  * Whether a tenant can work with the tax authority in an environment: the
  * seed, signature and token flow run now (a cached token is replaced by a

@@ -1,8 +1,11 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { getSettings } from '../settings/settings.js';
 import type { SettingKey } from '../settings/catalogue.js';
-import { tlsFromSettings, type TaxauthTls } from './tls.js';
+import { tlsFromSettings } from './tls.js';
+import type { ClientSettings, EnvironmentUrls, StatusHostSettings } from './port.js';
+
+export type { ClientSettings, EnvironmentUrls, StatusHostSettings };
 
 /**
  * Where each environment of the tax authority lives (NOTES §1): the main
@@ -19,13 +22,6 @@ export const ENVIRONMENT_SEGMENT: Readonly<Record<Environment, string>> = {
   production: 'ecf',
 };
 
-export interface EnvironmentUrls {
-  /** e.g. https://ecf.dgii.gov.do/testecf */
-  readonly baseUrl: string;
-  /** e.g. https://fc.dgii.gov.do/testecf */
-  readonly fcUrl: string;
-}
-
 export const DEFAULT_URLS: Readonly<Record<Environment, EnvironmentUrls>> = {
   test: { baseUrl: 'https://ecf.dgii.gov.do/testecf', fcUrl: 'https://fc.dgii.gov.do/testecf' },
   cert: { baseUrl: 'https://ecf.dgii.gov.do/certecf', fcUrl: 'https://fc.dgii.gov.do/certecf' },
@@ -37,25 +33,21 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 /** The authority's service-status host (NOTES §1, §3). */
 export const DEFAULT_STATUS_URL = 'https://statusecf.dgii.gov.do';
 
-export interface ClientSettings extends EnvironmentUrls {
-  readonly timeoutMs: number;
-  /** taxauth.tls_min_version and taxauth.tls_ciphers. */
-  readonly tls: TaxauthTls;
-}
-
 const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 
-/** The URLs and timeout of an environment, from the settings or the defaults. */
-export async function clientSettings(engine: Engine, environment: Environment): Promise<ClientSettings> {
+/**
+ * The URLs and timeout of an environment, from the settings or the defaults.
+ * `sandboxUrl` is ECF_TAXAUTH_SANDBOX_URL as the engine read it when it opened.
+ */
+export async function readClientSettings(engine: Engine, environment: Environment, sandboxUrl: string | undefined): Promise<ClientSettings> {
   const urlKey = `taxauth.url.${environment}` as SettingKey;
   const fcKey = `taxauth.fc_url.${environment}` as SettingKey;
   const values = await getSettings(engine, [urlKey, fcKey, 'taxauth.timeout_ms', 'taxauth.tls_min_version', 'taxauth.tls_ciphers'], PLATFORM_SCOPE);
   const defaults = DEFAULT_URLS[environment];
   const tls = tlsFromSettings(values['taxauth.tls_min_version'], values['taxauth.tls_ciphers']);
   // `ecf serve --sandbox` points every environment of this process at its built-in sandbox.
-  const sandbox = process.env.ECF_TAXAUTH_SANDBOX_URL;
-  if (sandbox) {
-    const base = `${trimSlash(sandbox)}/${ENVIRONMENT_SEGMENT[environment]}`;
+  if (sandboxUrl) {
+    const base = `${trimSlash(sandboxUrl)}/${ENVIRONMENT_SEGMENT[environment]}`;
     const timeout = values['taxauth.timeout_ms'];
     return { baseUrl: base, fcUrl: base, timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS, tls };
   }
@@ -71,13 +63,12 @@ export async function clientSettings(engine: Engine, environment: Environment): 
 }
 
 /** The status host's base URL (`taxauth.status_url`, or the sandbox's own under `ecf serve --sandbox`), the timeout and TLS. */
-export async function statusHostSettings(engine: Engine): Promise<{ url: string; timeoutMs: number; tls: TaxauthTls }> {
+export async function readStatusHostSettings(engine: Engine, sandboxUrl: string | undefined): Promise<StatusHostSettings> {
   const values = await getSettings(engine, ['taxauth.status_url', 'taxauth.timeout_ms', 'taxauth.tls_min_version', 'taxauth.tls_ciphers'], PLATFORM_SCOPE);
-  const sandbox = process.env.ECF_TAXAUTH_SANDBOX_URL;
   const configured = values['taxauth.status_url'];
   const timeout = values['taxauth.timeout_ms'];
   return {
-    url: trimSlash(sandbox ? sandbox : typeof configured === 'string' && configured ? configured : DEFAULT_STATUS_URL),
+    url: trimSlash(sandboxUrl ? sandboxUrl : typeof configured === 'string' && configured ? configured : DEFAULT_STATUS_URL),
     timeoutMs: typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
     tls: tlsFromSettings(values['taxauth.tls_min_version'], values['taxauth.tls_ciphers']),
   };

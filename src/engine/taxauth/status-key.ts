@@ -1,6 +1,5 @@
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
-import { currentSecretStore, storeOf } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { inTransaction, type Db } from '../store/database.js';
 
@@ -53,7 +52,7 @@ export async function setStatusKey(engine: Engine, apiKey: string): Promise<Stat
     throw new EngineError('validation', 'Taxauth.StatusKeyInvalid', 'The status API key must be 8 to 512 printable characters without spaces, as the authority issued it.');
   }
   const previous = await record(engine.db);
-  const store = await currentSecretStore(engine);
+  const store = await engine.secrets.current();
   // The secret is written before the row that names it; a key in another store is removed after.
   await store.put(SECRET_REF, Buffer.from(key, 'utf8'));
   const now = engine.clock.now();
@@ -68,7 +67,7 @@ export async function setStatusKey(engine: Engine, apiKey: string): Promise<Stat
     // What was read with the old key says nothing about the new one.
     await tx.deleteFrom('platform_state').where('key', '=', STATUS_SNAPSHOT_STATE).execute();
   });
-  if (previous && previous.store !== store.kind) await storeOf(engine, previous.store).delete(previous.ref).catch(() => undefined);
+  if (previous && previous.store !== store.kind) await engine.secrets.of(previous.store).delete(previous.ref).catch(() => undefined);
   return { configured: true, store: next.store, setAt: next.setAt, hint: next.hint };
 }
 
@@ -79,7 +78,7 @@ export async function unsetStatusKey(engine: Engine): Promise<boolean> {
   await inTransaction(engine.db, async (tx) => {
     await tx.deleteFrom('platform_state').where('key', 'in', [STATUS_KEY_STATE, STATUS_SNAPSHOT_STATE]).execute();
   });
-  await storeOf(engine, previous.store).delete(previous.ref).catch(() => undefined);
+  await engine.secrets.of(previous.store).delete(previous.ref).catch(() => undefined);
   return true;
 }
 
@@ -91,7 +90,7 @@ export async function unsetStatusKey(engine: Engine): Promise<boolean> {
 export async function readStatusKey(engine: Engine): Promise<string | null> {
   const r = await record(engine.db);
   if (!r) return null;
-  const secret = await storeOf(engine, r.store).get(r.ref);
+  const secret = await engine.secrets.of(r.store).get(r.ref);
   if (!secret) {
     throw new EngineError('unavailable', 'Taxauth.StatusKeyMissing', `The status API key is recorded in the ${r.store} secret store but is not there; set it again: ecf taxauth status-key set`);
   }

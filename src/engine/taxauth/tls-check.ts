@@ -1,6 +1,5 @@
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
-import { clientSettings, statusHostSettings } from './environments.js';
 import { statusKeyInfo } from './status-key.js';
 import { probeTls, type ProbeOptions, type TlsProbe } from './tls.js';
 
@@ -16,12 +15,12 @@ export interface HostTls extends TlsProbe {
  * hands with once.
  */
 export async function tlsChecks(engine: Engine, environment: Environment, options: Partial<Pick<ProbeOptions, 'ca'>> = {}): Promise<HostTls[]> {
-  const settings = await clientSettings(engine, environment);
+  const settings = await engine.taxauth.settings(environment);
   const targets: [string, 'main' | 'fc' | 'status'][] = [
     [settings.baseUrl, 'main'],
     [settings.fcUrl, 'fc'],
   ];
-  if ((await statusKeyInfo(engine)).configured) targets.push([(await statusHostSettings(engine)).url, 'status']);
+  if ((await statusKeyInfo(engine)).configured) targets.push([(await engine.taxauth.statusHost()).url, 'status']);
   const byOrigin = new Map<string, { url: string; hosts: ('main' | 'fc' | 'status')[] }>();
   for (const [url, role] of targets) {
     const origin = new URL(url).origin;

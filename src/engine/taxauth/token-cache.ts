@@ -3,7 +3,7 @@ import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
 import { signCanonical, signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { serialize } from '../xml/canonical.js';
-import { clientFor as defaultClientFor, type TaxauthClient } from './client.js';
+import type { TaxauthClient } from './client.js';
 import { TaxauthError, decodeEntities } from './errors.js';
 import type { TokenGrant } from './types.js';
 
@@ -59,7 +59,7 @@ export class TokenCache {
 
   constructor(options: TokenCacheOptions = {}) {
     this.#renewBeforeMs = options.renewBeforeMs ?? DEFAULT_RENEW_BEFORE_MS;
-    this.#clientFor = options.clientFor ?? defaultClientFor;
+    this.#clientFor = options.clientFor ?? ((engine, environment) => engine.taxauth.client(environment));
     this.#logger = options.logger;
   }
 

@@ -5,7 +5,6 @@ import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, notFound, type FieldError } from '../errors.js';
 import { typesMatching } from '../events/catalogue.js';
 import { isUuid, newId } from '../ids.js';
-import { currentSecretStore, storeOf } from '../secrets/select.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Db } from '../store/database.js';
@@ -157,7 +156,7 @@ export function endpointSecret(engine: Engine, row: Pick<EndpointRow, 'id' | 'se
   const key = cacheKey(row.secret_store, row.secret_ref);
   let secret = secrets.get(key);
   if (!secret) {
-    secret = storeOf(engine, row.secret_store as SecretStoreKind)
+    secret = engine.secrets.of(row.secret_store as SecretStoreKind)
       .get(row.secret_ref)
       .then((raw) => {
         if (!raw) {
@@ -173,13 +172,13 @@ export function endpointSecret(engine: Engine, row: Pick<EndpointRow, 'id' | 'se
 
 async function forgetSecret(engine: Engine, store: string, ref: string): Promise<void> {
   secrets.delete(cacheKey(store, ref));
-  await storeOf(engine, store as SecretStoreKind).delete(ref).catch(() => undefined);
+  await engine.secrets.of(store as SecretStoreKind).delete(ref).catch(() => undefined);
 }
 
 /** A new secret in the secret store under a name of its own; the row is written after. */
 async function storeNewSecret(engine: Engine, endpointId: string): Promise<{ secret: string; store: SecretStoreKind; ref: string }> {
   const secret = newWebhookSecret();
-  const store = await currentSecretStore(engine);
+  const store = await engine.secrets.current();
   const ref = `webhook/${endpointId}/${randomBytes(6).toString('hex')}`;
   await store.put(ref, Buffer.from(secret, 'utf8'));
   return { secret, store: store.kind, ref };

@@ -10,7 +10,6 @@ import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { openEngine, ensureSecretStoreKey, type Engine } from '../../../src/engine/engine.js';
 import { codeOf } from './code-of.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
-import { storeOf } from '../../../src/engine/secrets/select.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { cliFor } from '../../cli-runner.js';
 import { STORE, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
@@ -67,7 +66,7 @@ describe(`backup and restore on ${STORE}`, () => {
     try {
       // The webhook's signing secret came back too, under its name, in the new machine's store.
       const { secret_ref } = await copy.db.selectFrom('webhook_endpoints').select('secret_ref').executeTakeFirstOrThrow();
-      expect((await storeOf(copy, 'file').get(secret_ref))?.toString('utf8')).toContain(webhook.secret.replace(/^whsec_/, ''));
+      expect((await copy.secrets.of('file').get(secret_ref))?.toString('utf8')).toContain(webhook.secret.replace(/^whsec_/, ''));
       if (STORE === 'sqlite') {
         const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(copy.db);
         expect(rows).toEqual([{ integrity_check: 'ok' }]);

@@ -14,7 +14,6 @@ import { ensureSecretStoreKey, openEngine, type Engine } from '../../../src/engi
 import { codeOf } from './code-of.js';
 import { decideCommercialApproval } from '../../../src/engine/reception/approve.js';
 import { readStatusKey, setStatusKey } from '../../../src/engine/taxauth/status-key.js';
-import { storeOf } from '../../../src/engine/secrets/select.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { parseXml, verifySignature } from '../../../src/engine/signing/verify.js';
 import { COPIED_TABLES, DERIVED_TABLES } from '../../../src/engine/backup/copy-store.js';
@@ -107,7 +106,7 @@ async function everyRow(engine: Engine): Promise<Rows> {
 /** The secrets the rows name, opened from the store each row says, by name. */
 async function secretsOf(engine: Engine): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const r of await secretReferencesIn(engine.db)) out[r.ref] = (await storeOf(engine, r.store).get(r.ref))?.toString('base64') ?? 'missing';
+  for (const r of await secretReferencesIn(engine.db)) out[r.ref] = (await engine.secrets.of(r.store).get(r.ref))?.toString('base64') ?? 'missing';
   return out;
 }
 

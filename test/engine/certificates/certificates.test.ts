@@ -239,9 +239,8 @@ describe('secret stores', () => {
     try {
       // Through the store itself: opened credentials are cached per process, and these "nodes" share one.
       const { secret_ref } = await engine.db.selectFrom('certificates').select('secret_ref').where('id', '=', view.id).executeTakeFirstOrThrow();
-      const { storeOf } = await import('../../../src/engine/secrets/select.js');
-      expect(JSON.parse((await storeOf(second, 'file').get(secret_ref))!.toString('utf8'))).toMatchObject({ password: 'clave' });
-      await expect(storeOf(stranger, 'file').get(secret_ref)).rejects.toMatchObject({ code: 'SecretStore.KeyMismatch' });
+      expect(JSON.parse((await second.secrets.of('file').get(secret_ref))!.toString('utf8'))).toMatchObject({ password: 'clave' });
+      await expect(stranger.secrets.of('file').get(secret_ref)).rejects.toMatchObject({ code: 'SecretStore.KeyMismatch' });
     } finally {
       await second.close();
       await stranger.close();

@@ -10,7 +10,6 @@ import { setSetting } from '../../../src/engine/settings/settings.js';
 import { COPIED_TABLES, DERIVED_TABLES, EPHEMERAL_TABLES, SECRET_TABLES, copyStore } from '../../../src/engine/backup/copy-store.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { allowLoopback } from '../webhooks/harness.js';
-import { storeOf } from '../../../src/engine/secrets/select.js';
 import { TEST_SERVER_URL, invoice31, seedIssuer, tempDir } from '../../helpers.js';
 import { createFromTemplate, databaseUrl, dropDatabase } from '../../postgres.js';
 
@@ -68,7 +67,7 @@ async function fileSecrets(engine: Engine): Promise<string[]> {
     ...(await engine.db.selectFrom('certificates').select('secret_ref as ref').where('secret_store', '=', 'file').execute()),
     ...(await engine.db.selectFrom('webhook_endpoints').select('secret_ref as ref').where('secret_store', '=', 'file').execute()),
   ];
-  return Promise.all(refs.map(async ({ ref }) => (await storeOf(engine, 'file').get(ref))?.toString('base64') ?? `missing ${ref}`));
+  return Promise.all(refs.map(async ({ ref }) => (await engine.secrets.of('file').get(ref))?.toString('base64') ?? `missing ${ref}`));
 }
 
 const targets = TEST_SERVER_URL ? (['postgres', 'sqlite'] as const) : (['sqlite'] as const);

@@ -16,7 +16,6 @@ import { openEngine, type Engine } from '../../../src/engine/engine.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { getEcf } from '../../../src/engine/ecf/queries.js';
 import { tokens } from '../../../src/engine/submission/submit.js';
-import { clientFor } from '../../../src/engine/taxauth/client.js';
 import { testDataDir } from '../../helpers.js';
 import { harness } from './harness.js';
 import { bundleFixture, consumer32, issueBacklog, random, realClock, recordViolations, startFixture, type FixtureProcess, type Issued } from './crash-tools.js';
@@ -91,7 +90,7 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
     h.sandbox.control.script({ encf: ecf.encf, outcomes: [{ kind: 'transientReject' }, { kind: 'accept' }] });
     // What the dead worker did: the unclear mark (as markUnclear writes it), then the send.
     await h.engine.db.updateTable('work').set({ payload: JSON.stringify({ phase: 'send', unclear: true }) }).where('ref', '=', ecf.id).execute();
-    const client = await clientFor(h.engine, 'test');
+    const client = await h.engine.taxauth.client('test');
     const xml = (await h.engine.db.selectFrom('ecf_documents').select('rfce_xml').where('ecf_id', '=', ecf.id).executeTakeFirstOrThrow()).rfce_xml!;
     const lost = await tokens.withToken(h.engine, h.tenant.id, 'test', (t) => client.sendRfce(t, { rnc: h.tenant.rnc, encf: ecf.encf, xml }));
     expect(lost).toMatchObject({ code: 2, sequenceUsed: false, messages: [expect.objectContaining({ code: 9001 })] });

@@ -34,8 +34,7 @@ describe('the status API key', () => {
     expect((await storedBytes(w.engine)).includes(Buffer.from('AB12CD3-EF45GH6'))).toBe(false);
     await expect(setStatusKey(w.engine, 'has space in it')).rejects.toMatchObject({ code: 'Taxauth.StatusKeyInvalid' });
     // A store moved without its secrets: the key is recorded but gone; said at the next read, and kept for readiness.
-    const { storeOf } = await import('../../../src/engine/secrets/select.js');
-    await storeOf(w.engine, 'file').delete('taxauth/status-api-key');
+    await w.engine.secrets.of('file').delete('taxauth/status-api-key');
     const missing = await authorityStatus(w.engine, { refresh: 'now' });
     expect(missing.snapshot!.error).toMatch(/recorded in the file secret store but is not there; set it again: ecf taxauth status-key set/);
     expect((await authorityStatusCheck.run(w.engine))[0]).toMatchObject({ status: 'warn', detail: expect.stringContaining('set it again') });

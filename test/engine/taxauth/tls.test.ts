@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { TaxauthClient, buildTaxauthAgent, taxauthAgent } from '../../../src/engine/taxauth/client.js';
-import { clientSettings } from '../../../src/engine/taxauth/environments.js';
 import { tlsChecks } from '../../../src/engine/taxauth/tls-check.js';
 import { tempDir, testEngine } from '../../helpers.js';
 
@@ -35,7 +34,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-/** An engine whose test environment is the local TLS server, and its client as clientFor builds it (plus the test CA). */
+/** An engine whose test environment is the local TLS server, and its client as engine.taxauth builds it (plus the test CA). */
 async function setup(settings: { minVersion?: 'TLSv1.2' | 'TLSv1.3'; ciphers?: string } = {}) {
   const engine = await testEngine();
   await setSetting(engine, 'taxauth.url.test', `${url}/testecf`);
@@ -43,7 +42,7 @@ async function setup(settings: { minVersion?: 'TLSv1.2' | 'TLSv1.3'; ciphers?: s
   await setSetting(engine, 'taxauth.timeout_ms', 5_000);
   if (settings.minVersion) await setSetting(engine, 'taxauth.tls_min_version', settings.minVersion);
   if (settings.ciphers) await setSetting(engine, 'taxauth.tls_ciphers', settings.ciphers);
-  const s = await clientSettings(engine, 'test');
+  const s = await engine.taxauth.settings('test');
   const client = new TaxauthClient({ ...s, dispatcher: buildTaxauthAgent(s.tls, { ca }) });
   return { engine, client, tls: s.tls };
 }

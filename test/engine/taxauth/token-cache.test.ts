@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { signingCredentials } from '../../../src/engine/certificates/certificates.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { signingKey } from '../../../src/engine/signing/xmldsig.js';
-import { clientFor } from '../../../src/engine/taxauth/connection.js';
-import { DEFAULT_URLS, clientSettings } from '../../../src/engine/taxauth/environments.js';
+import { DEFAULT_URLS } from '../../../src/engine/taxauth/environments.js';
 import { TaxauthError } from '../../../src/engine/taxauth/errors.js';
 import { TokenCache, signSeed } from '../../../src/engine/taxauth/token-cache.js';
 import { validateAgainstSchema } from '../../../src/engine/xml/xsd.js';
@@ -18,7 +17,7 @@ const MINUTE = 60_000;
 describe('environments', () => {
   it('defaults to the authority’s hosts and takes the platform settings over them', async () => {
     const engine = await testEngine();
-    expect(await clientSettings(engine, 'test')).toEqual({ ...DEFAULT_URLS.test, timeoutMs: 15_000, tls: { minVersion: 'TLSv1.2', ciphers: null } });
+    expect(await engine.taxauth.settings('test')).toEqual({ ...DEFAULT_URLS.test, timeoutMs: 15_000, tls: { minVersion: 'TLSv1.2', ciphers: null } });
     expect(DEFAULT_URLS).toEqual({
       test: { baseUrl: 'https://ecf.dgii.gov.do/testecf', fcUrl: 'https://fc.dgii.gov.do/testecf' },
       cert: { baseUrl: 'https://ecf.dgii.gov.do/certecf', fcUrl: 'https://fc.dgii.gov.do/certecf' },
@@ -27,11 +26,11 @@ describe('environments', () => {
     await setSetting(engine, 'taxauth.url.cert', 'http://127.0.0.1:9/certecf/');
     await setSetting(engine, 'taxauth.fc_url.cert', 'http://127.0.0.1:9/fc');
     await setSetting(engine, 'taxauth.timeout_ms', 2500);
-    expect(await clientSettings(engine, 'cert')).toEqual({ baseUrl: 'http://127.0.0.1:9/certecf', fcUrl: 'http://127.0.0.1:9/fc', timeoutMs: 2500, tls: { minVersion: 'TLSv1.2', ciphers: null } });
+    expect(await engine.taxauth.settings('cert')).toEqual({ baseUrl: 'http://127.0.0.1:9/certecf', fcUrl: 'http://127.0.0.1:9/fc', timeoutMs: 2500, tls: { minVersion: 'TLSv1.2', ciphers: null } });
     // Other environments keep their defaults; null goes back to the default.
-    expect((await clientSettings(engine, 'production')).baseUrl).toBe('https://ecf.dgii.gov.do/ecf');
+    expect((await engine.taxauth.settings('production')).baseUrl).toBe('https://ecf.dgii.gov.do/ecf');
     await setSetting(engine, 'taxauth.url.cert', null);
-    const client = await clientFor(engine, 'cert');
+    const client = await engine.taxauth.client('cert');
     expect([client.baseUrl, client.fcUrl, client.timeoutMs]).toEqual(['https://ecf.dgii.gov.do/certecf', 'http://127.0.0.1:9/fc', 2500]);
   });
 

@@ -6,7 +6,6 @@ import { WebhookVerificationError } from 'standardwebhooks';
 import { toDominicanIso } from '../../../src/engine/clock.js';
 import { EngineError } from '../../../src/engine/errors.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
-import { storeOf } from '../../../src/engine/secrets/select.js';
 import type { SecretStoreKind } from '../../../src/engine/secrets/secret-store.js';
 import type { Resolver } from '../../../src/engine/webhooks/address-guard.js';
 import {
@@ -343,7 +342,7 @@ describe('webhook delivery', () => {
     const row = await engine.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow();
     // A fresh process has no cached secret; this one forgets it with a rotation done behind its back.
     await engine.db.updateTable('webhook_endpoints').set({ secret_ref: `${row.secret_ref}-gone` }).execute();
-    await storeOf(engine, row.secret_store as SecretStoreKind).delete(row.secret_ref);
+    await engine.secrets.of(row.secret_store as SecretStoreKind).delete(row.secret_ref);
     await emitEvent(engine, tenant.id);
     const [r] = await deliver();
     expect(r).toMatchObject({ outcome: 'retry', statusCode: null });

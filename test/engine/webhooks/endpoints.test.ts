@@ -5,7 +5,6 @@ import { EngineError, ValidationError } from '../../../src/engine/errors.js';
 import { emit } from '../../../src/engine/events/outbox.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
-import { storeOf } from '../../../src/engine/secrets/select.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -221,9 +220,9 @@ describe('webhook endpoints', () => {
     const after = await engine.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow();
     expect(after.secret_ref).not.toBe(before.secret_ref);
     expect(await endpointSecret(engine, after)).toBe(rotated.secret);
-    expect(await storeOf(engine, 'file').get(before.secret_ref)).toBeNull();
+    expect(await engine.secrets.of('file').get(before.secret_ref)).toBeNull();
     await deleteWebhook(engine, tenant.id, endpoint.id);
-    expect(await storeOf(engine, 'file').get(after.secret_ref)).toBeNull();
+    expect(await engine.secrets.of('file').get(after.secret_ref)).toBeNull();
   });
 });
 

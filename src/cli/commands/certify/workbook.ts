@@ -5,7 +5,7 @@ import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
-import { clientSettings, ENVIRONMENT_SEGMENT } from '../../../engine/taxauth/index.js';
+import { ENVIRONMENT_SEGMENT } from '../../../engine/taxauth/index.js';
 
 /**
  * The built-in sandbox's Paso 2 or Paso 3 workbook for the tenant's RNC,
@@ -34,7 +34,7 @@ export default class CertifyWorkbook extends EcfCommand {
     const { flags } = await this.parse(CertifyWorkbook);
     const engine = await this.engine(flags);
     const tenant = await resolveTenant(engine, flags.tenant);
-    const { baseUrl } = await clientSettings(engine, 'cert');
+    const { baseUrl } = await engine.taxauth.settings('cert');
     const root = sandboxRoot(baseUrl);
     const setUrl = `${root}/_sandbox/certification/${tenant.rnc}`;
 
