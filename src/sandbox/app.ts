@@ -29,24 +29,8 @@ import { MAX_UPLOAD_BYTES } from './upload.js';
  * Paths are case-insensitive, as the authority's are.
  *
  * This file only composes: the context (context.ts) is made once and
- * handed to every route plugin as its `sandbox` option.
+ * handed to every route plugin as its `sandbox` option (create-context.ts).
  */
-
-export {
-  SANDBOX_ENVIRONMENTS,
-  type DirectoryRecord,
-  type DocumentFacts,
-  type ReceivedApproval,
-  type SandboxAnnulment,
-  type SandboxControl,
-  type SandboxEnvironment,
-  type SandboxOptions,
-  type SandboxStats,
-  type SandboxSubmission,
-  type SandboxTaxpayer,
-  type SandboxVerdict,
-} from './types.js';
-
 export function buildSandbox(options: SandboxOptions = {}): { app: FastifyInstance; control: SandboxControl } {
   const sandbox = createContext(options);
   const app = Fastify({

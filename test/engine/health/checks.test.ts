@@ -3,7 +3,7 @@ import { ManualClock } from '../../../src/engine/clock.js';
 import { authorityChecks, certificateChecks, environmentsInUse, sequenceChecks } from '../../../src/engine/health/checks.js';
 import { addRange } from '../../../src/engine/sequences/ranges.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
-import { startSandbox } from '../../../src/sandbox/app.js';
+import { startSandbox } from '../../../src/sandbox/index.js';
 import { seedIssuer, seedTenant, testEngine } from '../../helpers.js';
 import { cliFor } from '../../cli-runner.js';
 import { ensureSecretStoreKey } from '../../../src/engine/engine.js';
