@@ -14,7 +14,7 @@ import { startServe } from '../test/serve-process.js';
 import { payload } from './documents.js';
 import { percentile } from './http-load.js';
 import { startSandboxChild } from './sandbox-child.js';
-import { distModules, seedBenchIssuer } from './seed.js';
+import { distModules, isBuilt, seedBenchIssuer } from './seed.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 10_000);
@@ -23,7 +23,7 @@ const B_EVERY_MS = 500;
 const B_COUNT = Number(process.env.BENCH_B_COUNT ?? 60);
 const FINAL = new Set(['accepted', 'accepted_conditional', 'rejected', 'review', 'failed']);
 
-if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) {
+if (!isBuilt(root)) {
   console.log('dist/ is missing; run `npm run build` first (skipped)');
   process.exit(0);
 }

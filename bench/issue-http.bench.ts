@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { payload } from './documents.js';
 import { identicalBody, load, percentile, type Target } from './http-load.js';
-import { distModules, seedBenchIssuer } from './seed.js';
+import { distModules, isBuilt, seedBenchIssuer } from './seed.js';
 import { rate } from './measure.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -98,7 +98,7 @@ await new Promise((resolve) => server.once('exit', resolve));
 
 // ---- cold CLI ----
 const bin = join(root, 'bin', 'ecf.js');
-if (!existsSync(join(root, 'dist', 'cli', 'commands.js'))) {
+if (!isBuilt(root)) {
   console.log('cold CLI: dist/ is missing; run `npm run build` first (skipped)');
 } else if (spawnSync(process.execPath, [bin, 'issue', '--help'], { cwd: root, stdio: 'ignore' }).status !== 0) {
   console.log('cold CLI: ecf issue not available (skipped)');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 // A tenant ready to issue, for benchmarks: what test/helpers.ts seedIssuer does,
 // without vitest and without temporary files (the .p12 is built in memory by node-forge).
 // Secrets go to the encrypted-file store in the data dir, never to the OS keychain.
@@ -30,6 +31,15 @@ export const srcModules: EngineModules = { openEngine, createTenant, setEmitterP
  * The same functions from dist/, for a data dir that the built CLI will open: its
  * migrations are the build's, which may differ from src/ while src/ is being worked on.
  */
+/**
+ * Whether `npm run build` has run: the engine compiled to dist/ and the CLI bundle bin/ecf.js loads.
+ * (The benches once looked for dist/cli/commands.js, which the bundle of issue 25 removed, and so
+ * skipped themselves silently.)
+ */
+export function isBuilt(root: string): boolean {
+  return existsSync(join(root, 'dist', 'engine', 'engine.js')) && existsSync(join(root, 'dist', 'bundle', 'ecf.js'));
+}
+
 export async function distModules(root: string): Promise<EngineModules> {
   const load = (path: string) => import(pathToFileURL(join(root, 'dist', 'engine', path)).href) as Promise<Record<string, unknown>>;
   const [engine, tenants, profile, certificates, ranges, settings, keys] = await Promise.all(
