@@ -5,7 +5,7 @@
 // bench measures each one's time from the POST's answer to its verdict (GET /ecf/{id} every 50 ms). Prints B's p50/p99/max, A's
 // drain rate, and the server's peak RSS (VmHWM, every thread of the process) against the
 // 250 MB target. The sandbox runs in a process of its own. Needs `npm run build` first.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -7,7 +7,7 @@
 // BENCH_IDENTICAL=0 (skip the identical-body run), BENCH_CPU_PROF_DIR (profile the server).
 import { fork, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
