@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openEngine } from '../src/engine/engine.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { ecfXml } from '../src/engine/ecf/queries.js';
-import { LAYOUTS } from '../src/engine/representation/layouts.js';
+import { LAYOUTS } from '../src/engine/settings/layouts.js';
 import { readSignedEcf } from '../src/engine/representation/reader.js';
 import { renderRepresentation } from '../src/engine/representation/render.js';
 import { ecfRepresentation } from '../src/engine/representation/representation.js';

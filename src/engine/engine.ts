@@ -12,9 +12,6 @@ import type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
 import { secretsPort } from './secrets/select.js';
 import { taxauthPort } from './taxauth/taxauth-port.js';
 
-// Kept importable from here for the callers that create a data directory (ecf init, restore, tests).
-export { ensureSecretStoreKey } from './secrets/key-file.js';
-
 // The type lives in engine-types.ts (see why there); every caller keeps importing it from here.
 export type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
 

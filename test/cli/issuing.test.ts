@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
+import { openEngine } from '../../src/engine/engine.js';
+import { ensureSecretStoreKey } from '../../src/engine/secrets/key-file.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 
 /**

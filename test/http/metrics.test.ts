@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
-import { observeTaxauthCall } from '../../src/engine/metrics/taxauth-calls.js';
+import { observeTaxauthCall } from '../../src/engine/taxauth/call-listeners.js';
 import { setContingency } from '../../src/engine/submission/contingency.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { TaxauthError } from '../../src/engine/taxauth/errors.js';

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ensureSecretStoreKey, openEngine } from '../../src/engine/engine.js';
+import { openEngine } from '../../src/engine/engine.js';
+import { ensureSecretStoreKey } from '../../src/engine/secrets/key-file.js';
 import { BIN, cliFor } from '../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 

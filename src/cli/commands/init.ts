@@ -5,7 +5,7 @@ import { EcfCommand } from '../base.js';
 import { readStdinLine, stdinIsTty } from '../prompts.js';
 import { record } from '../render.js';
 import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
-import { ensureSecretStoreKey } from '../../engine/engine.js';
+import { ensureSecretStoreKey } from '../../engine/secrets/index.js';
 import { EngineError, ValidationError, type FieldError } from '../../engine/errors.js';
 import { ENVIRONMENTS, type Environment } from '../../engine/schema-types.js';
 import { firstRunSetup, parseRangeSpec, type FirstRunInput, type FirstRunOutcome, type RangeSpec } from '../../engine/setup/index.js';

@@ -8,7 +8,7 @@ import { inTransaction, type Db } from '../store/database.js';
 import type { CertificatesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { emitted } from '../tenants/views.js';
 import { inspectCertificate } from './inspect.js';
 import { readPkcs12 } from './pkcs12.js';

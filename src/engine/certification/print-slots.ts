@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
-import type { Layout } from '../representation/layouts.js';
+import type { Layout } from '../settings/layouts.js';
 import { ecfRepresentation } from '../representation/representation.js';
 import { recordPaso, requireCertification } from './state.js';
 import { acceptedSimulationDocuments } from './simulation.js';

@@ -29,7 +29,7 @@ import type { EcfTable, TenantsTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
 import { emitterProfileIn } from '../tenants/emitter-profile.js';
 import type { EmitterProfileView } from '../tenants/schemas.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
 import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';

@@ -9,7 +9,7 @@ import { Nullable, type Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { fieldErrors } from '../validation.js';
 import { laneOf, RECEIVERS_GROUP, taxauthGroup } from '../work/lanes.js';
 import { enqueue } from '../work/queue.js';

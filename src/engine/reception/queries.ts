@@ -7,7 +7,7 @@ import { isUuid } from '../ids.js';
 import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';
 import { DateString, Integer, Rnc } from '../schema-types.js';
 import { getSetting, setSetting } from '../settings/settings.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 import { AUTOMATIC_APPROVAL_TYPES } from './documents.js';
 import {

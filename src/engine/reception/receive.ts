@@ -11,7 +11,7 @@ import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import { isUniqueViolation } from '../store/locking.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
 import { NOT_RECEIVED, isApprovalAutomatic, isoFromXmlDate, signArecf, type NotReceivedCode } from './documents.js';

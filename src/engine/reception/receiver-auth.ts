@@ -4,7 +4,7 @@ import type { Engine } from '../engine.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { unauthenticated } from '../tenants/access.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction } from '../store/database.js';

@@ -1,7 +1,7 @@
 import { title, type RenderFacts } from './content.js';
 import { Pdf, qrMatrix } from './kit.js';
 import { renderLetter } from './letter.js';
-import type { Layout } from './layouts.js';
+import type { Layout } from '../settings/layouts.js';
 import type { PrintedEcf } from './reader.js';
 import { ROLL_58, ROLL_80, renderRoll } from './roll.js';
 

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { getSetting } from '../settings/settings.js';
 import { check } from '../validation.js';
-import { LayoutSchema, type Layout } from './layouts.js';
+import { LayoutSchema, type Layout } from '../settings/layouts.js';
 
 export interface Representation {
   readonly ecfId: string;

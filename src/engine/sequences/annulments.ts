@@ -17,7 +17,7 @@ import { annulmentAnswer } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 import { MAX_SEQUENTIAL, encfOf, skipAnnulled } from './ranges.js';
 import { AnnulBody, MAX_ANNULMENT_LINES_PER_TYPE, type AnnulmentView } from './schemas.js';

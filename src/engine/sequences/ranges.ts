@@ -13,7 +13,7 @@ import { forUpdate } from '../store/locking.js';
 import type { SequenceRangesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import type { Environment } from '../schema-types.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 import { AddRangeInput, AllocateBody, type AllocatedSequence, type SequenceRangeView } from './schemas.js';
 

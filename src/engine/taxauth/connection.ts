@@ -3,7 +3,7 @@ import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import type { Environment } from '../schema-types.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { TaxauthError, type TaxauthErrorKind } from './errors.js';
 import { defaultTokenCache, type TaxauthLogger, type TokenCache } from './token-cache.js';
 import { authorityStatus, statusView, type AuthorityStatusView } from './authority-status.js';

@@ -8,9 +8,9 @@ import { check } from '../validation.js';
 import { Type } from '@sinclair/typebox';
 import { Nullable, Text, Uuid } from '../schema-types.js';
 import { unauthenticated, type Principal } from './access.js';
-import { requireOrganization } from './organizations.js';
+import { requireOrganization } from './lookup.js';
 import { TenantRoleSchema, type ApiKeyView, type TenantRole } from './schemas.js';
-import { requireTenant } from './tenants.js';
+import { requireTenant } from './lookup.js';
 import { apiKeyView } from './views.js';
 
 /**

@@ -7,7 +7,7 @@ import { prepared } from '../store/prepared.js';
 import type { TenantsTable } from '../store/schema.js';
 import { check, fieldErrors } from '../validation.js';
 import { EmitterProfileBody, EmitterProfilePatch, PROFILE_READ_ONLY, type EmitterProfileView, type ProfileReadOnlyField } from './schemas.js';
-import { requireTenant } from './tenants.js';
+import { requireTenant } from './lookup.js';
 import { profileView } from './views.js';
 
 /** The contract answers 400 (not 404) for a tenant whose profile the operator has not created. */

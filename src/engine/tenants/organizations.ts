@@ -18,8 +18,6 @@ import { emitted, memberView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 import { requireOrganization } from './lookup.js';
 
-export { requireOrganization };
-
 async function organizationView(db: Db, r: Selectable<OrganizationsTable>): Promise<OrganizationView> {
   const [tenants, members] = await Promise.all([
     db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', r.id).executeTakeFirstOrThrow(),

@@ -13,8 +13,6 @@ import {
 import { tenantView } from './views.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
 
-export { requireTenant };
-
 /**
  * Creates a tenant, inside an organization when one is given: the plan's
  * tenant cap and the one-RNC-per-organization rule are checked in the same

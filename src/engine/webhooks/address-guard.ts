@@ -15,8 +15,6 @@ import { parseCidr, parseIp, wrapIp as wrap, type Cidr, type IpAddress } from '.
  * into dotted decimal and IPv6 into its compressed form.
  */
 
-export { isCidr, parseCidr, parseIp, type Cidr, type IpAddress } from '../net/addresses.js';
-
 export function inCidr(ip: IpAddress, cidr: Cidr): boolean {
   return ip.ip.kind() === cidr.ip.kind() && ip.ip.match(cidr.ip, cidr.prefix);
 }

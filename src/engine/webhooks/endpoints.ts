@@ -9,7 +9,7 @@ import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { WebhookEndpointsTable } from '../store/schema.js';
-import { requireTenant } from '../tenants/tenants.js';
+import { requireTenant } from '../tenants/lookup.js';
 import { emitted } from '../tenants/views.js';
 import { fieldErrors } from '../validation.js';
 import { AddressRefused, checkTarget, parseAllowed, type Resolver } from './address-guard.js';

@@ -1,5 +1,6 @@
 import { undici } from '../net/undici.js';
-import { AddressRefused, checkTarget, type Cidr, type CheckedTarget, type Resolver } from './address-guard.js';
+import { AddressRefused, checkTarget, type CheckedTarget, type Resolver } from './address-guard.js';
+import type { Cidr } from '../net/addresses.js';
 import { DELIVERY_TIMEOUT_MS } from './rules.js';
 
 /** What one POST to a receiver came to; the shape of the contract's ping result. */

@@ -6,7 +6,7 @@ import { setSetting } from '../../../src/engine/settings/settings.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { seedIssuer, seedTenant, testEngine } from '../../helpers.js';
 import { cliFor } from '../../cli-runner.js';
-import { ensureSecretStoreKey } from '../../../src/engine/engine.js';
+import { ensureSecretStoreKey } from '../../../src/engine/secrets/key-file.js';
 
 const byCheck = (checks: { check: string; status: string; detail: string }[]) => Object.fromEntries(checks.map((c) => [c.check, c]));
 

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../../src/engine/data-dir.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
-import { requireTenant } from '../../../src/engine/tenants/tenants.js';
+import { requireTenant } from '../../../src/engine/tenants/lookup.js';
 import { STORE, seedTenant, testEngine } from '../../helpers.js';
 
 const put = (key: string) => ({ key, value: '"x"', updated_at: '2026-03-10T14:00:00.000Z' });

@@ -4,10 +4,9 @@ import {
   checkAddress,
   checkTarget,
   inCidr,
-  parseCidr,
-  parseIp,
   type Resolver,
 } from '../../../src/engine/webhooks/address-guard.js';
+import { parseCidr, parseIp } from '../../../src/engine/net/addresses.js';
 
 const allow = (...cidrs: string[]) => cidrs.map((c) => parseCidr(c)!);
 
