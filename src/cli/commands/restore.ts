@@ -26,6 +26,8 @@ export default class Restore extends EcfCommand {
       `restored into ${result.dataDir}${result.store === 'postgres' ? ` (its PostgreSQL database; every table compared, ${result.documentsVerified} signed e-CF hashed again)` : ''}: backup of ${result.createdAt}, ${(result.databaseBytes / 2 ** 20).toFixed(1)} MiB database, ` +
         `${result.secrets} secrets now in the ${result.secretStore} store${result.migrated.length ? `; migrated ${result.migrated.join(', ')}` : ''}`,
     );
+    // Said, since the file now decides which store every later command in this directory opens.
+    if (result.databaseUrlRecorded) this.log(`${result.dataDir}/database-url now names that PostgreSQL database: later commands here open it without ECF_DATABASE_URL`);
     return result;
   }
 }

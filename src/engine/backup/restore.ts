@@ -15,6 +15,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { sha256Of } from './backup.js';
 import { readHeader, unseal, type SealedSecrets } from './format.js';
 import { repointSecrets } from './secret-refs.js';
+import { recordDatabaseUrl, refuseOtherDatabaseUrl } from './database-url-file.js';
 
 export interface RestoreResult {
   readonly dataDir: string;
@@ -31,6 +32,8 @@ export interface RestoreResult {
   readonly migrated: readonly string[];
   /** On PostgreSQL: signed e-CF whose bytes were hashed again in the restored database and matched. */
   readonly documentsVerified?: number;
+  /** On PostgreSQL: the data directory's database-url file was written, so later commands find the store without ECF_DATABASE_URL. */
+  readonly databaseUrlRecorded?: boolean;
 }
 
 export interface RestoreOptions {
@@ -81,6 +84,7 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     }
   }
 
+  refuseOtherDatabaseUrl(dataDir, url);
   const target = await openEngine({ dataDir, databaseUrl: url, migrate: false, ...clock });
   try {
     await refuseFilled(target, dataDir, url);
@@ -102,7 +106,8 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
       rmSync(scratch, { recursive: true, force: true });
     }
     ensureSecretStoreKey(dataDir);
-    return { ...base, store: 'postgres', migrated, documentsVerified, ...(await restoreSecrets(target, sealed)) };
+    const secrets = await restoreSecrets(target, sealed);
+    return { ...base, store: 'postgres', migrated, documentsVerified, ...secrets, databaseUrlRecorded: recordDatabaseUrl(dataDir, url) };
   } finally {
     await target.close();
   }

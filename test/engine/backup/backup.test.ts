@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,8 @@ import { codeOf } from './code-of.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { cliFor } from '../../cli-runner.js';
-import { STORE, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
+import { STORE, TEST_SERVER_URL, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
+import { databaseUrl, freshDatabaseName } from '../../postgres.js';
 
 const PASSPHRASE = 'contraseña de respaldo';
 const SLOW = 120_000;
@@ -138,5 +139,40 @@ describe(`backup and restore on ${STORE}`, () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('--passphrase-stdin');
     }
+  });
+
+  // Issue 32, point 10: restored by ECF_DATABASE_URL alone, the data directory did not know its store, and the
+  // next command without the variable opened a new, empty SQLite file there.
+  it.runIf(STORE === 'postgres')('a restore onto PostgreSQL records its database in the data directory, and refuses a data directory that names another', { timeout: SLOW }, async () => {
+    const { engine, tenant } = await source();
+    for (let i = 0; i < 2; i++) await issue(engine, tenant.id, i);
+    const file = join(tempDir(), 'pg.ecfbak');
+    await backupDataDir(engine, file, PASSPHRASE);
+
+    // A database of its own (dropped after the test), named only by the restore's environment.
+    const target = testDataDir('ecf-restored-by-env-');
+    const url = readFileSync(join(target, 'database-url'), 'utf8').trim();
+    rmSync(join(target, 'database-url'));
+    const restored = await cliFor(target, { ECF_DATABASE_URL: url }).json(['restore', file, '--passphrase-stdin'], PASSPHRASE);
+    expect(restored).toMatchObject({ store: 'postgres', databaseUrlRecorded: true });
+    expect(readFileSync(join(target, 'database-url'), 'utf8').trim()).toBe(url);
+
+    // Without the variable, the next engine there opens the restored database, not a new SQLite file.
+    expect(process.env.ECF_DATABASE_URL).toBeUndefined();
+    const copy = await reopen(target);
+    try {
+      expect(copy.dialect).toBe('postgres');
+      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(2);
+    } finally {
+      await copy.close();
+    }
+    expect(existsSync(join(target, 'ecf.sqlite'))).toBe(false);
+
+    // A data directory whose database-url names another database is refused before anything is written.
+    const other = testDataDir('ecf-names-another-');
+    const named = readFileSync(join(other, 'database-url'), 'utf8');
+    expect(await codeOf(restoreDataDir(file, other, PASSPHRASE, { databaseUrl: databaseUrl(TEST_SERVER_URL!, freshDatabaseName()) }))).toBe('Restore.DatabaseUrlConflict');
+    expect(readFileSync(join(other, 'database-url'), 'utf8')).toBe(named);
+    expect(existsSync(join(other, 'secret-store.key'))).toBe(false);
   });
 });
