@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
-import { DATABASE_FILE, SECRET_KEY_FILE } from '../../engine/data-dir.js';
+import { DATABASE_FILE } from '../../engine/data-dir.js';
 import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
-import { keychainAvailable } from '../../engine/secrets/index.js';
+import { keychainAvailable, secretKeyMissing, secretKeyState } from '../../engine/secrets/index.js';
 import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/index.js';
 
 export type DoctorCheck = HealthCheck;
@@ -173,7 +173,11 @@ async function checkDatabase(engine: Engine, dbFile: string, add: Add): Promise<
   }
 }
 
-/** The file store's key: from the environment, or a file only its owner reads. */
+/**
+ * The file store's key: from the environment, or a file only its owner reads.
+ * Only reported: a missing key is never made here, and is a failure while
+ * secrets sealed under it remain (only that key opens them).
+ */
 async function checkSecretKey(engine: Engine, add: Add): Promise<void> {
   let kind: 'keychain' | 'file';
   try {
@@ -181,17 +185,22 @@ async function checkSecretKey(engine: Engine, add: Add): Promise<void> {
   } catch {
     return; // The secret-store readiness check has said why.
   }
-  if (kind !== 'file') return;
-  if (engine.secrets.keyFromEnvironment) {
-    add('secret-key', 'ok', 'the file store key comes from ECF_SECRET_KEY');
+  const state = await secretKeyState(engine);
+  if (state.source === 'environment') {
+    if (kind === 'file' || state.sealed.count > 0) add('secret-key', 'ok', 'the file store key comes from ECF_SECRET_KEY');
     return;
   }
-  const keyFile = join(engine.dataDir, SECRET_KEY_FILE);
+  if (state.source === 'absent') {
+    if (state.sealed.count > 0) add('secret-key', 'fail', secretKeyMissing(engine.dataDir, state.sealed).message);
+    else if (kind === 'file') add('secret-key', 'ok', `${state.file} is not made yet; the first secret stored makes it (so does \`ecf init\`)`);
+    return;
+  }
+  if (kind !== 'file' && state.sealed.count === 0) return;
   try {
-    const mode = statSync(keyFile).mode & 0o777;
-    if (!POSIX || mode === 0o600) add('secret-key', 'ok', `${keyFile}${POSIX ? ' has mode 600' : ' exists'}`);
-    else add('secret-key', 'warn', `${keyFile} has mode ${octal(mode)}; run: chmod 600 '${keyFile}'`);
+    const mode = statSync(state.file).mode & 0o777;
+    if (!POSIX || mode === 0o600) add('secret-key', 'ok', `${state.file}${POSIX ? ' has mode 600' : ' exists'}`);
+    else add('secret-key', 'warn', `${state.file} has mode ${octal(mode)}; run: chmod 600 '${state.file}'`);
   } catch (err) {
-    add('secret-key', 'fail', `${keyFile} cannot be read: ${reason(err)}`);
+    add('secret-key', 'fail', `${state.file} cannot be read: ${reason(err)}`);
   }
 }

@@ -10,6 +10,7 @@ import type { FolderWatcher } from '../../watch/folder.js';
 import type { StatusWatch } from '../../engine/submission/heavy.js';
 import type { RunningWork } from '../../engine/background-work.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
+import { requireSecretKey } from '../../engine/secrets/index.js';
 import type { EngineLog } from '../../engine/log/index.js';
 import type { LogFormat } from '../../http/logging.js';
 import { describeSandboxLoad, sandboxLoadFlags, sandboxLoadFromFlags } from '../sandbox-flags.js';
@@ -65,6 +66,14 @@ export default class Serve extends EcfCommand {
     const engineLog = forwardingLog();
     // Opened here rather than through this.engine(): it is closed by the stop, last, not when run() returns.
     const engine = await openEngine({ dataDir: this.dataDir(flags), backgroundCheckpoints: true, log: engineLog });
+    try {
+      // Before listening: a node whose secret-store key is gone cannot sign, and must not make a new key.
+      await requireSecretKey(engine);
+    } catch (e) {
+      await engine.close();
+      await sandbox?.close();
+      throw e;
+    }
     const app = await buildApp({ engine, logger, ...(https && { https: { key: https.key, cert: https.cert } }) });
     engineLog.to(app.log);
     let address: string;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { EngineError } from '../errors.js';
 import { SECRET_KEY_FILE } from '../data-dir.js';
-import { ensureSecretStoreKey } from './key-file.js';
+import { ensureSecretStoreKey, sealedFilesIn } from './key-file.js';
 import type { SecretStore } from './secret-store.js';
 
 /** Where the sealed bodies rest, by the hash of the secret's name. */
@@ -11,6 +11,8 @@ export interface SealedPlace {
   read(file: string): Promise<string | null>;
   write(file: string, body: string): Promise<void>;
   remove(file: string): Promise<void>;
+  /** How many sealed bodies rest here (a key is never made anew while there are any). */
+  count(): Promise<number>;
   describe(): string;
 }
 
@@ -29,6 +31,7 @@ export function directoryPlace(dataDir: string): SealedPlace {
     async remove(file) {
       rmSync(join(dir, file), { force: true });
     },
+    count: async () => sealedFilesIn(dataDir).count,
     describe: () => `encrypted files in ${dir}`,
   };
 }
@@ -44,13 +47,29 @@ export function directoryPlace(dataDir: string): SealedPlace {
  */
 export class EncryptedFileStore implements SecretStore {
   readonly kind = 'file' as const;
+  readonly #dataDir: string;
+  readonly #secretKey: string | undefined;
   readonly #place: SealedPlace;
-  readonly #key: Buffer;
+  #key: Promise<Buffer> | undefined;
 
   /** `secretKey`: ECF_SECRET_KEY as the engine read it when it opened (engine.secrets). */
   constructor(dataDir: string, secretKey: string | undefined, place: SealedPlace = directoryPlace(dataDir)) {
+    this.#dataDir = dataDir;
+    this.#secretKey = secretKey;
     this.#place = place;
-    this.#key = loadKey(dataDir, secretKey);
+  }
+
+  /**
+   * Loaded when a secret is first sealed or opened, not when the store is
+   * made: choosing or describing the store (readiness, `ecf doctor`) never
+   * makes a key. Forgotten after a failure, so a key put back is found.
+   */
+  #keyNow(): Promise<Buffer> {
+    this.#key ??= loadKey(this.#dataDir, this.#secretKey, this.#place).catch((err: unknown) => {
+      this.#key = undefined;
+      throw err;
+    });
+    return this.#key;
   }
 
   #file(name: string): string {
@@ -58,8 +77,9 @@ export class EncryptedFileStore implements SecretStore {
   }
 
   async put(name: string, secret: Buffer): Promise<void> {
+    const key = await this.#keyNow();
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv).setAAD(Buffer.from(name));
+    const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(name));
     const sealed = Buffer.concat([cipher.update(secret), cipher.final()]);
     const body = JSON.stringify({ v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: sealed.toString('base64') });
     await this.#place.write(this.#file(name), body);
@@ -68,9 +88,10 @@ export class EncryptedFileStore implements SecretStore {
   async get(name: string): Promise<Buffer | null> {
     const stored = await this.#place.read(this.#file(name));
     if (stored === null) return null;
+    const key = await this.#keyNow();
     const { iv, tag, data } = JSON.parse(stored) as { iv: string; tag: string; data: string };
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64')).setAAD(Buffer.from(name));
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64')).setAAD(Buffer.from(name));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]);
     } catch {
@@ -87,13 +108,13 @@ export class EncryptedFileStore implements SecretStore {
   }
 }
 
-function loadKey(dataDir: string, fromEnv: string | undefined): Buffer {
+async function loadKey(dataDir: string, fromEnv: string | undefined, place: SealedPlace): Promise<Buffer> {
   if (fromEnv) {
     const key = Buffer.from(fromEnv, 'base64');
     if (key.length !== 32) throw new EngineError('unavailable', 'SecretStore.BadKey', 'ECF_SECRET_KEY must be 32 bytes in base64.');
     return key;
   }
-  ensureSecretStoreKey(dataDir);
+  if (!existsSync(join(dataDir, SECRET_KEY_FILE))) ensureSecretStoreKey(dataDir, { count: await place.count(), where: place.describe() });
   const key = Buffer.from(readFileSync(join(dataDir, SECRET_KEY_FILE), 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new EngineError('unavailable', 'SecretStore.BadKey', `${SECRET_KEY_FILE} must hold 32 bytes in base64.`);
   return key;

@@ -23,6 +23,10 @@ export function databasePlace(db: Db, now: () => Date): SealedPlace {
     async remove(file) {
       await db.deleteFrom('sealed_secrets').where('name', '=', file).execute();
     },
+    async count() {
+      const row = await db.selectFrom('sealed_secrets').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
     describe: () => 'encrypted in the database (sealed_secrets), key outside it',
   };
 }

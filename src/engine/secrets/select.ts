@@ -1,7 +1,7 @@
 import type { Engine, SecretsPort } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { getSetting } from '../settings/settings.js';
-import { EncryptedFileStore } from './file-store.js';
+import { EncryptedFileStore, directoryPlace, type SealedPlace } from './file-store.js';
 import { databasePlace } from './sealed-place.js';
 import { KeychainStore } from './keychain-store.js';
 import type { SecretStore, SecretStoreKind } from './secret-store.js';
@@ -22,9 +22,7 @@ export function keychainAvailable(): Promise<boolean> {
 export function secretsPort(engine: Engine, secretKey: string | undefined): SecretsPort {
   const of = (kind: SecretStoreKind): SecretStore => {
     if (kind === 'keychain') return new KeychainStore();
-    // Several machines share a PostgreSQL store: the sealed bodies go with it, the key stays on each node.
-    const place = engine.dialect === 'postgres' ? databasePlace(engine.db, () => engine.clock.now()) : undefined;
-    return new EncryptedFileStore(engine.dataDir, secretKey, place);
+    return new EncryptedFileStore(engine.dataDir, secretKey, sealedPlaceOf(engine));
   };
   return {
     of,
@@ -44,4 +42,9 @@ export function secretsPort(engine: Engine, secretKey: string | undefined): Secr
       return of('file');
     },
   };
+}
+
+/** Where the file store's sealed bodies rest: several machines share a PostgreSQL store, so they go with it (the key stays on each node). */
+export function sealedPlaceOf(engine: Engine): SealedPlace {
+  return engine.dialect === 'postgres' ? databasePlace(engine.db, () => engine.clock.now()) : directoryPlace(engine.dataDir);
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import forge from 'node-forge';
@@ -240,7 +240,9 @@ describe('secret stores', () => {
       // Through the store itself: opened credentials are cached per process, and these "nodes" share one.
       const { secret_ref } = await engine.db.selectFrom('certificates').select('secret_ref').where('id', '=', view.id).executeTakeFirstOrThrow();
       expect(JSON.parse((await second.secrets.of('file').get(secret_ref))!.toString('utf8'))).toMatchObject({ password: 'clave' });
-      await expect(stranger.secrets.of('file').get(secret_ref)).rejects.toMatchObject({ code: 'SecretStore.KeyMismatch' });
+      // A node without the key refuses, rather than making a key of its own that opens nothing (issue 32, point 9).
+      await expect(stranger.secrets.of('file').get(secret_ref)).rejects.toMatchObject({ code: 'SecretStore.KeyMissing' });
+      expect(existsSync(join(stranger.dataDir, 'secret-store.key'))).toBe(false);
     } finally {
       await second.close();
       await stranger.close();
