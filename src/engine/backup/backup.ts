@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, createReadStream, createWriteStream, existsSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../data-dir.js';
 import { openEngine, type Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { BUSY_TIMEOUT_MS } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect.js';
-import { MAGIC, checkPassphrase, seal, type Manifest } from './format.js';
+import { checkPassphrase } from './contents.js';
+import { writeBackup } from './format.js';
 import { secretReferences } from './secret-refs.js';
 
 const ALL_PAGES = 2 ** 30;
@@ -27,8 +26,9 @@ export interface BackupResult {
 /**
  * Writes a backup of the data directory's store to `file`, while the
  * appliance keeps working: a consistent snapshot of the database as one
- * SQLite file, and the secrets its rows point at, sealed with the
- * passphrase. The file appears only once complete, readable by its owner.
+ * SQLite file, and the secrets its rows point at, the whole file sealed
+ * with the passphrase (format.ts). The file appears only once complete,
+ * readable by its owner.
  *
  * On SQLite the snapshot is SQLite's online backup of the file. On
  * PostgreSQL it is the engine's own copy of every table (the copy `ecf
@@ -74,22 +74,9 @@ export async function backupDataDir(engine: Engine, file: string, passphrase: st
     }
 
     const databaseBytes = statSync(snapshotFile).size;
-    const databaseSha256 = await sha256Of(snapshotFile);
     const createdAt = engine.clock.now().toISOString();
-    const manifest: Manifest = {
-      format: 'ecf-backup',
-      version: 1,
-      createdAt,
-      store: engine.dialect,
-      databaseBytes,
-      schema,
-      secretCount: secrets.length,
-      ...seal(passphrase, { databaseSha256, secrets }),
-    };
-    const out = createWriteStream(partial, { mode: 0o600, flags: 'wx' });
-    out.write(MAGIC);
-    out.write(`${JSON.stringify(manifest)}\n`);
-    await pipeline(createReadStream(snapshotFile), out);
+    // Sealed whole: the database is the business in clear (customers, amounts, signed e-CF), not only the secrets.
+    await writeBackup(partial, passphrase, { createdAt, store: engine.dialect, databaseBytes, schema, secrets }, snapshotFile);
     renameSync(partial, target);
     return { file: target, createdAt, store: engine.dialect, databaseBytes, secrets: secrets.length, missingSecrets };
   } finally {
@@ -132,10 +119,4 @@ async function copyIntoSqlite(engine: Engine, scratch: string): Promise<void> {
   } finally {
     file.close();
   }
-}
-
-export async function sha256Of(file: string, start = 0): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { start })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

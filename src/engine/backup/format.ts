@@ -1,87 +1,145 @@
-import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
-import { EngineError, invalidField } from '../errors.js';
+import { randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { EngineError } from '../errors.js';
+import { SCRYPT, keyFrom, type BackupManifest, type OpenedBackup } from './contents.js';
+import { openV1, type ManifestV1 } from './format-v1.js';
+import { CHUNK_BYTES, ChunkSealer, damaged, openChunks } from './sealed-stream.js';
 
 /**
- * A backup is one file:
+ * A backup is one file, sealed whole (format 2, since issue 32):
  *
- *   ECF-BACKUP 1\n
- *   <manifest, one line of JSON>\n
- *   <the SQLite database, byte for byte>
+ *   ECF-BACKUP 2\n
+ *   <header, one line of JSON: the cipher, the chunk size, scrypt's parameters and salt>\n
+ *   <sealed body: AES-256-GCM in chunks (sealed-stream.ts)>
  *
- * (From a PostgreSQL store, that database is the engine's copy of every
- * table: the same format, restorable onto SQLite or PostgreSQL.)
+ * The body, once opened, is the manifest (one line of JSON: when, which
+ * store, how big, the schema, and the secrets the rows point at) and then
+ * the SQLite database byte for byte. (From a PostgreSQL store, that database
+ * is the engine's copy of every table: the same format, restorable onto
+ * SQLite or PostgreSQL.) Without the passphrase nothing in it can be read
+ * but the header; the key comes from the passphrase by scrypt.
  *
- * The manifest is readable (what, when, how big) except its sealed part:
- * the secrets (certificate files and passwords, webhook secrets) and the
- * SHA-256 of the database bytes, under AES-256-GCM with a key derived from
- * the operator's passphrase by scrypt. The hash being sealed means a
- * database swapped into the file is refused on restore.
+ * Format 1 (format-v1.ts) sealed only the secrets and left the database in
+ * clear; those files still restore.
  */
-export const MAGIC = 'ECF-BACKUP 1\n';
+const MAGIC_V1 = 'ECF-BACKUP 1\n';
+const MAGIC_V2 = 'ECF-BACKUP 2\n';
 
-export interface SealedSecrets {
-  readonly databaseSha256: string;
-  readonly secrets: readonly { readonly name: string; readonly value: string }[];
-}
-
-export interface Manifest {
+interface HeaderV2 {
   readonly format: 'ecf-backup';
-  readonly version: 1;
-  readonly createdAt: string;
-  /**
-   * The store backed up (absent in backups made before PostgreSQL could be):
-   * a PostgreSQL store is copied table by table into the SQLite database
-   * below, so either kind restores onto either store.
-   */
-  readonly store?: 'sqlite' | 'postgres';
-  readonly databaseBytes: number;
-  /** The last migration applied to the backed-up database. */
-  readonly schema: string | null;
-  readonly secretCount: number;
+  readonly version: 2;
+  readonly cipher: 'aes-256-gcm';
+  readonly chunkBytes: number;
   readonly kdf: { readonly name: 'scrypt'; readonly N: number; readonly r: number; readonly p: number; readonly salt: string };
-  readonly sealed: { readonly iv: string; readonly tag: string; readonly data: string };
 }
 
-const SCRYPT = { N: 2 ** 15, r: 8, p: 1 } as const;
-const AAD = Buffer.from('ecf-backup-v1');
-export const MIN_PASSPHRASE = 8;
-
-export function checkPassphrase(passphrase: string): void {
-  if (passphrase.length < MIN_PASSPHRASE) {
-    throw invalidField('passphrase', 'Backup.PassphraseTooShort', `The passphrase protects the certificates in the backup; use at least ${MIN_PASSPHRASE} characters.`);
+/** Seals `manifest` and the database file into the new file `to` (mode 0600), a chunk at a time. */
+export async function writeBackup(to: string, passphrase: string, manifest: BackupManifest, databaseFile: string): Promise<void> {
+  const salt = randomBytes(16);
+  const header: HeaderV2 = { format: 'ecf-backup', version: 2, cipher: 'aes-256-gcm', chunkBytes: CHUNK_BYTES, kdf: { name: 'scrypt', ...SCRYPT, salt: salt.toString('base64') } };
+  const head = Buffer.from(`${MAGIC_V2}${JSON.stringify(header)}\n`, 'utf8');
+  const out = await open(to, 'wx', 0o600);
+  try {
+    await out.write(head);
+    const sealer = new ChunkSealer(keyFrom(passphrase, salt, SCRYPT), head, (sealed) => out.write(sealed));
+    await sealer.push(Buffer.from(`${JSON.stringify(manifest)}\n`, 'utf8'));
+    for await (const chunk of createReadStream(databaseFile)) await sealer.push(chunk as Buffer);
+    await sealer.end();
+    await out.sync();
+  } finally {
+    await out.close();
   }
 }
 
-const keyFrom = (passphrase: string, salt: Buffer, kdf: { N: number; r: number; p: number }): Buffer =>
-  scryptSync(passphrase.normalize('NFC'), salt, 32, { ...kdf, maxmem: 256 * kdf.N * kdf.r });
+/**
+ * Opens a backup of either format with its passphrase: the manifest at once
+ * (a wrong passphrase is refused here, having read little), the database
+ * when asked.
+ */
+export async function openBackup(file: string, passphrase: string): Promise<OpenedBackup> {
+  const { magic, header, bodyOffset } = readHeader(file);
+  if (magic === MAGIC_V1) return openV1(file, passphrase, header as ManifestV1, bodyOffset);
+  const h = header as HeaderV2;
+  if (h.version !== 2 || h.cipher !== 'aes-256-gcm' || h.chunkBytes !== CHUNK_BYTES || h.kdf?.name !== 'scrypt') notABackup(file);
+  const key = keyFrom(passphrase, Buffer.from(h.kdf.salt, 'base64'), h.kdf);
+  const aad = (await readBytes(file, 0, bodyOffset));
+  const end = statSync(file).size;
 
-export function seal(passphrase: string, content: SealedSecrets): Pick<Manifest, 'kdf' | 'sealed'> {
-  const salt = randomBytes(16);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyFrom(passphrase, salt, SCRYPT), iv).setAAD(AAD);
-  const data = Buffer.concat([cipher.update(JSON.stringify(content), 'utf8'), cipher.final()]);
+  /** The opened body, chunk by chunk. */
+  async function* body(): AsyncGenerator<Buffer> {
+    const fh = await open(file, 'r');
+    try {
+      yield* openChunks(fh, bodyOffset, end, key, aad, file);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  // The manifest is the body's first line (a few certificates make it tens of kilobytes).
+  const head: Buffer[] = [];
+  let manifestBytes = -1;
+  let seen = 0;
+  for await (const chunk of body()) {
+    const newline = chunk.indexOf(10);
+    head.push(chunk);
+    if (newline !== -1) {
+      manifestBytes = seen + newline;
+      break;
+    }
+    seen += chunk.length;
+  }
+  if (manifestBytes === -1) throw damaged(file);
+  let manifest: BackupManifest;
+  try {
+    manifest = JSON.parse(Buffer.concat(head).subarray(0, manifestBytes).toString('utf8')) as BackupManifest;
+  } catch {
+    throw damaged(file);
+  }
+  const skip = manifestBytes + 1;
+
+  /** Every byte of the database, in order, after the manifest line; checked against the manifest's size. */
+  async function eachDatabaseChunk(each: (bytes: Buffer) => Promise<unknown> | void): Promise<void> {
+    let at = 0;
+    let database = 0;
+    for await (const chunk of body()) {
+      const from = Math.max(0, skip - at);
+      at += chunk.length;
+      if (from >= chunk.length) continue;
+      database += chunk.length - from;
+      await each(chunk.subarray(from));
+    }
+    if (database !== manifest.databaseBytes) throw damaged(file);
+  }
+
   return {
-    kdf: { name: 'scrypt', ...SCRYPT, salt: salt.toString('base64') },
-    sealed: { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') },
+    version: 2,
+    manifest,
+    verify: () => eachDatabaseChunk(() => undefined),
+    async extractDatabase(to) {
+      const out = await open(to, 'wx', 0o600);
+      try {
+        await eachDatabaseChunk((bytes) => out.write(bytes));
+      } finally {
+        await out.close();
+      }
+    },
   };
 }
 
-export function unseal(passphrase: string, manifest: Manifest): SealedSecrets {
-  const { kdf, sealed } = manifest;
-  let plain: Buffer;
+async function readBytes(file: string, start: number, length: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyFrom(passphrase, Buffer.from(kdf.salt, 'base64'), kdf), Buffer.from(sealed.iv, 'base64')).setAAD(AAD);
-    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-    plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]);
-  } catch {
-    throw invalidField('passphrase', 'Backup.WrongPassphrase', 'The passphrase does not open this backup (or the backup was altered).');
+    const buffer = Buffer.alloc(length);
+    await fh.read(buffer, 0, length, start);
+    return buffer;
+  } finally {
+    await fh.close();
   }
-  return JSON.parse(plain.toString('utf8')) as SealedSecrets;
 }
 
-/** The manifest and where the database bytes start. */
-export function readHeader(file: string): { manifest: Manifest; databaseOffset: number } {
+/** The magic line, the header line (format 1: the manifest) parsed, and where the body starts. */
+function readHeader(file: string): { magic: string; header: { format?: string; version?: number }; bodyOffset: number } {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -93,7 +151,7 @@ export function readHeader(file: string): { manifest: Manifest; databaseOffset: 
     const chunk = Buffer.alloc(64 * 1024);
     let read = 0;
     let newlines: number[] = [];
-    // The manifest is one line; a few certificates make it tens of kilobytes.
+    // A format 1 manifest is one line; a few certificates make it tens of kilobytes.
     while (newlines.length < 2) {
       const n = readSync(fd, chunk, 0, chunk.length, read);
       if (n === 0) break;
@@ -105,15 +163,16 @@ export function readHeader(file: string): { manifest: Manifest; databaseOffset: 
       if (read > 64 * 1024 * 1024) break;
     }
     const head = Buffer.concat(chunks);
-    if (newlines.length < 2 || head.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) notABackup(file);
-    let manifest: Manifest;
+    const magic = head.subarray(0, MAGIC_V1.length).toString('latin1');
+    if (newlines.length < 2 || (magic !== MAGIC_V1 && magic !== MAGIC_V2)) notABackup(file);
+    let header: { format?: string; version?: number };
     try {
-      manifest = JSON.parse(head.subarray(MAGIC.length, newlines[1]).toString('utf8')) as Manifest;
+      header = JSON.parse(head.subarray(magic.length, newlines[1]).toString('utf8')) as typeof header;
     } catch {
       notABackup(file);
     }
-    if (manifest.format !== 'ecf-backup' || manifest.version !== 1) notABackup(file);
-    return { manifest, databaseOffset: newlines[1]! + 1 };
+    if (header?.format !== 'ecf-backup' || header.version !== (magic === MAGIC_V1 ? 1 : 2)) notABackup(file);
+    return { magic, header, bodyOffset: newlines[1]! + 1 };
   } finally {
     closeSync(fd);
   }
@@ -121,4 +180,15 @@ export function readHeader(file: string): { manifest: Manifest; databaseOffset: 
 
 function notABackup(file: string): never {
   throw new EngineError('validation', 'Backup.NotABackup', `${file} is not an ecf backup (made by \`ecf backup\`).`);
+}
+
+/** `to` appears only once complete: written as `<to>.restoring`, then renamed. */
+export async function extractAtomically(backup: OpenedBackup, to: string): Promise<void> {
+  const partial = `${to}.restoring`;
+  try {
+    await backup.extractDatabase(partial);
+    renameSync(partial, to);
+  } finally {
+    rmSync(partial, { force: true });
+  }
 }

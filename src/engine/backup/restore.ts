@@ -1,6 +1,5 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { DATABASE_FILE } from '../data-dir.js';
@@ -12,14 +11,16 @@ import { COPIED_TABLES, copyStore } from './copy-store.js';
 import { inTransaction } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { sha256Of } from './backup.js';
-import { readHeader, unseal, type SealedSecrets } from './format.js';
+import type { BackupManifest } from './contents.js';
+import { extractAtomically, openBackup } from './format.js';
 import { repointSecrets } from './secret-refs.js';
 import { recordDatabaseUrl, refuseOtherDatabaseUrl } from './database-url-file.js';
 
 export interface RestoreResult {
   readonly dataDir: string;
   readonly createdAt: string;
+  /** The backup's format: 2 is sealed whole; 1, from before issue 32, has its database in clear. */
+  readonly format: 1 | 2;
   /** Where the backup was taken from (absent for backups older than this field). */
   readonly from?: StoreDialect;
   /** Where it was restored to: the data directory's SQLite file, or the PostgreSQL database it points at. */
@@ -44,7 +45,7 @@ export interface RestoreOptions {
 
 /**
  * Restores a backup into a data directory whose store is empty (on this
- * machine or another): the database, checked against the sealed hash, then
+ * machine or another): the database, every byte checked as sealed, then
  * the secrets into this machine's secret store (keychain or encrypted files,
  * per `secrets.store`), and the rows repointed there.
  *
@@ -58,27 +59,25 @@ export interface RestoreOptions {
  * written.
  */
 export async function restoreDataDir(file: string, dataDir: string, passphrase: string, options: RestoreOptions = {}): Promise<RestoreResult> {
-  const { manifest, databaseOffset } = readHeader(file);
-  const sealed = unseal(passphrase, manifest);
+  const backup = await openBackup(file, passphrase);
+  const { manifest } = backup;
   const url = databaseUrlOf({ dataDir, ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }) });
   const databaseFile = join(dataDir, DATABASE_FILE);
   if (!url && existsSync(databaseFile)) {
     throw new EngineError('conflict', 'Restore.DataDirInUse', `${dataDir} already holds a database; restore into an empty data directory (--data-dir) so nothing is overwritten.`);
   }
-  if (statSync(file).size - databaseOffset !== manifest.databaseBytes || (await sha256Of(file, databaseOffset)) !== sealed.databaseSha256) {
-    throw new EngineError('validation', 'Backup.Damaged', `${file} is damaged or was altered: its database does not match the sealed checksum.`);
-  }
+  await backup.verify();
 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const clock = options.clock && { clock: options.clock };
-  const base = { dataDir, createdAt: manifest.createdAt, ...(manifest.store && { from: manifest.store }), databaseBytes: manifest.databaseBytes };
+  const base = { dataDir, createdAt: manifest.createdAt, format: backup.version, ...(manifest.store && { from: manifest.store }), databaseBytes: manifest.databaseBytes };
   if (!url) {
-    await extractDatabase(file, databaseOffset, databaseFile);
+    await extractAtomically(backup, databaseFile);
     ensureSecretStoreKey(dataDir);
     const engine = await openEngine({ dataDir, databaseUrl: null, migrate: false, ...clock });
     try {
       const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
-      return { ...base, store: 'sqlite', migrated, ...(await restoreSecrets(engine, sealed)) };
+      return { ...base, store: 'sqlite', migrated, ...(await restoreSecrets(engine, manifest)) };
     } finally {
       await engine.close();
     }
@@ -93,7 +92,7 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     let migrated: string[];
     let documentsVerified: number;
     try {
-      await extractDatabase(file, databaseOffset, join(scratch, DATABASE_FILE));
+      await extractAtomically(backup, join(scratch, DATABASE_FILE));
       const copy = await openEngine({ dataDir: scratch, databaseUrl: null, migrate: false, ...clock });
       try {
         migrated = (await migrateToLatest(copy.db)).map((m) => m.name);
@@ -106,25 +105,14 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
       rmSync(scratch, { recursive: true, force: true });
     }
     ensureSecretStoreKey(dataDir);
-    const secrets = await restoreSecrets(target, sealed);
+    const secrets = await restoreSecrets(target, manifest);
     return { ...base, store: 'postgres', migrated, documentsVerified, ...secrets, databaseUrlRecorded: recordDatabaseUrl(dataDir, url) };
   } finally {
     await target.close();
   }
 }
 
-/** The database bytes of the backup into `to`, which appears only once complete. */
-async function extractDatabase(file: string, databaseOffset: number, to: string): Promise<void> {
-  const partial = `${to}.restoring`;
-  try {
-    await pipeline(createReadStream(file, { start: databaseOffset }), createWriteStream(partial, { mode: 0o600, flags: 'wx' }));
-    renameSync(partial, to);
-  } finally {
-    rmSync(partial, { force: true });
-  }
-}
-
-async function restoreSecrets(engine: Engine, sealed: SealedSecrets): Promise<{ secrets: number; secretStore: SecretStoreKind }> {
+async function restoreSecrets(engine: Engine, sealed: BackupManifest): Promise<{ secrets: number; secretStore: SecretStoreKind }> {
   const store = await engine.secrets.current();
   for (const s of sealed.secrets) await store.put(s.name, Buffer.from(s.value, 'base64'));
   await inTransaction(engine.db, (tx) => repointSecrets(tx, store.kind));

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { backupDataDir } from '../../../src/engine/backup/backup.js';
-import { readHeader } from '../../../src/engine/backup/format.js';
+import { openBackup } from '../../../src/engine/backup/format.js';
+import { writeBackupV1 } from '../../fixtures/backup-v1-writer.js';
 import { restoreDataDir } from '../../../src/engine/backup/restore.js';
 import { ManualClock } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
@@ -54,7 +55,9 @@ describe(`backup and restore on ${STORE}`, () => {
     issuing = false;
     await writer;
     expect(result).toMatchObject({ store: STORE, secrets: 2, missingSecrets: [] });
-    expect(readHeader(file).manifest).toMatchObject({ format: 'ecf-backup', version: 1, store: STORE, secretCount: 2, schema: expect.stringMatching(/^\d{4}-/) });
+    const opened = await openBackup(file, PASSPHRASE);
+    expect(opened).toMatchObject({ version: 2, manifest: { store: STORE, schema: expect.stringMatching(/^\d{4}-/) } });
+    expect(opened.manifest.secrets).toHaveLength(2);
     // The secrets are sealed: neither the certificate password nor the .p12 is readable in the file.
     const raw = readFileSync(file);
     expect(raw.includes(Buffer.from('clave-ñ'))).toBe(false);
@@ -174,5 +177,78 @@ describe(`backup and restore on ${STORE}`, () => {
     expect(await codeOf(restoreDataDir(file, other, PASSPHRASE, { databaseUrl: databaseUrl(TEST_SERVER_URL!, freshDatabaseName()) }))).toBe('Restore.DatabaseUrlConflict');
     expect(readFileSync(join(other, 'database-url'), 'utf8')).toBe(named);
     expect(existsSync(join(other, 'secret-store.key'))).toBe(false);
+  });
+
+  // Issue 32, point 11: the database inside a backup was in clear; only the secrets were sealed.
+  it('seals the whole file: nothing of the store is readable without the passphrase, and a cut or edited file is refused', { timeout: SLOW }, async () => {
+    const { engine, tenant } = await source();
+    for (let i = 0; i < 3; i++) await issue(engine, tenant.id, i);
+    const file = join(tempDir(), 'sealed.ecfbak');
+    const made = await backupDataDir(engine, file, PASSPHRASE);
+    // Bigger than one chunk, so the checks below cut and alter a file of several.
+    expect(made.databaseBytes).toBeGreaterThan(3 * 64 * 1024);
+    const raw = readFileSync(file);
+    const [magic, header] = raw.subarray(0, raw.indexOf('\n', raw.indexOf('\n') + 1)).toString('utf8').split('\n');
+    expect(magic).toBe('ECF-BACKUP 2');
+    // The readable header says how to open the file, and nothing of what is in it.
+    expect(Object.keys(JSON.parse(header!)).sort()).toEqual(['chunkBytes', 'cipher', 'format', 'kdf', 'version']);
+    for (const clear of ['SQLite format 3', 'CREATE TABLE', tenant.rnc, 'Ferretería Ñoño', 'E310000000001', 'Artículo 1', 'sqlite', made.createdAt]) {
+      expect(raw.includes(Buffer.from(clear, 'utf8')), clear).toBe(false);
+    }
+
+    const dir = tempDir();
+    const variant = (name: string, bytes: Buffer) => {
+      const path = join(dir, name);
+      writeFileSync(path, bytes);
+      return path;
+    };
+    const bodyStart = raw.indexOf('\n', raw.indexOf('\n') + 1) + 1;
+    const record = 64 * 1024 + 16;
+    // Cut at a chunk's end: every chunk left opens, but none of them is the last.
+    const cut = variant('cut.ecfbak', raw.subarray(0, bodyStart + 2 * record));
+    expect(await codeOf(restoreDataDir(cut, testDataDir(), PASSPHRASE))).toBe('Backup.Damaged');
+    const dropped = variant('dropped.ecfbak', Buffer.concat([raw.subarray(0, bodyStart + record), raw.subarray(bodyStart + 2 * record)]));
+    expect(await codeOf(restoreDataDir(dropped, testDataDir(), PASSPHRASE))).toBe('Backup.Damaged');
+    // The header is the additional data of every chunk: an edited one opens nothing.
+    const edited = variant('edited.ecfbak', Buffer.from(raw.toString('latin1').replace('"cipher":"aes-256-gcm"', '"cipher":"aes-256-gcm" '), 'latin1'));
+    expect(await codeOf(restoreDataDir(edited, testDataDir(), PASSPHRASE))).toBe('passphrase:Backup.WrongPassphrase');
+
+    const target = testDataDir('ecf-restored-sealed-');
+    expect(await restoreDataDir(file, target, PASSPHRASE)).toMatchObject({ format: 2, from: STORE, store: STORE, secrets: 1 });
+    const copy = await reopen(target);
+    try {
+      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(3);
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it('still restores a backup of the old format, whose database is in clear (format 1)', { timeout: SLOW }, async () => {
+    // The old format was written from a SQLite file; it restores onto the store of this run.
+    const old = await openEngine({ dataDir: tempDir('ecf-v1-source-'), databaseUrl: null, clock: new ManualClock('2026-03-10T14:00:00.000Z') });
+    let tenantId: string;
+    try {
+      ensureSecretStoreKey(old.dataDir);
+      await setSetting(old, 'secrets.store', 'file');
+      tenantId = (await seedIssuer(old)).tenant.id;
+      for (let i = 0; i < 2; i++) await issue(old, tenantId, i);
+      const file = join(tempDir(), 'old.ecfbak');
+      await writeBackupV1(old, file, PASSPHRASE);
+      expect(readFileSync(file).includes(Buffer.from('SQLite format 3'))).toBe(true);
+
+      expect(await codeOf(restoreDataDir(file, testDataDir(), 'otra contraseña'))).toBe('passphrase:Backup.WrongPassphrase');
+      const target = testDataDir('ecf-restored-v1-');
+      expect(await restoreDataDir(file, target, PASSPHRASE)).toMatchObject({ format: 1, from: 'sqlite', store: STORE, secrets: 1, secretStore: 'file' });
+      const copy = await reopen(target);
+      try {
+        expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenantId).orderBy('encf').execute()).toEqual([{ encf: 'E310000000001' }, { encf: 'E310000000002' }]);
+        // Its certificate came back through the old sealed part: the copy signs the next number.
+        expect((await issue(copy, tenantId, 99)).ecf.encf).toBe('E310000000003');
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      await old.close();
+    }
   });
 });
