@@ -3,7 +3,7 @@ import { EcfCommand } from '../base.js';
 
 export default class Backup extends EcfCommand {
   static override description =
-    'Write a backup of the data directory\'s store to FILE while the appliance keeps running: a consistent copy of the database (SQLite online backup; on PostgreSQL every table copied from one snapshot into the same SQLite format) and the certificates and secrets from the secret store, sealed with a passphrase. Restore it with `ecf restore`, here or on another machine, onto SQLite or PostgreSQL.';
+    'Write a backup of the data directory\'s store to FILE while the appliance keeps running: a consistent copy of the database (SQLite online backup; on PostgreSQL every table copied from one snapshot into the same SQLite format) and the certificates and secrets from the secret store, the whole file sealed with a passphrase (AES-256-GCM, scrypt). Restore it with `ecf restore`, here or on another machine, onto SQLite or PostgreSQL.';
   static override examples = [
     '<%= config.bin %> backup /mnt/usb/ecf-2026-11-22.ecfbak',
     "printf '%s' \"$BACKUP_PASSPHRASE\" | <%= config.bin %> backup nightly.ecfbak --passphrase-stdin --json",

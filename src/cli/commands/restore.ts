@@ -3,7 +3,7 @@ import { EcfCommand } from '../base.js';
 
 export default class Restore extends EcfCommand {
   static override description =
-    'Restore a backup made by `ecf backup` into a data directory whose store is empty (--data-dir, ECF_DATA_DIR or the default): its SQLite file, or the PostgreSQL database it points at (ECF_DATABASE_URL or its database-url file; created if absent). A backup of either store restores onto either. The secrets go to this machine’s secret store (keychain or encrypted files, per secrets.store).';
+    'Restore a backup made by `ecf backup` (either format: sealed whole, or the older one with only the secrets sealed) into a data directory whose store is empty (--data-dir, ECF_DATA_DIR or the default): its SQLite file, or the PostgreSQL database it points at (ECF_DATABASE_URL or its database-url file; created if absent, and written to database-url when only the variable named it). A backup of either store restores onto either. The secrets go to this machine’s secret store (keychain or encrypted files, per secrets.store).';
   static override examples = [
     '<%= config.bin %> restore ecf-2026-11-22.ecfbak --data-dir /var/lib/ecf',
     "printf '%s' \"$BACKUP_PASSPHRASE\" | <%= config.bin %> restore nightly.ecfbak --passphrase-stdin --json",
