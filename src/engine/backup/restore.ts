@@ -72,8 +72,9 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
   const clock = options.clock && { clock: options.clock };
   const base = { dataDir, createdAt: manifest.createdAt, format: backup.version, ...(manifest.store && { from: manifest.store }), databaseBytes: manifest.databaseBytes };
   if (!url) {
-    await extractAtomically(backup, databaseFile);
+    // Before the database appears: a directory holding secrets sealed under a lost key is refused untouched.
     ensureSecretStoreKey(dataDir);
+    await extractAtomically(backup, databaseFile);
     const engine = await openEngine({ dataDir, databaseUrl: null, migrate: false, ...clock });
     try {
       const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
