@@ -95,7 +95,7 @@ describe('ecf certify uploads and the counters after a rejection (issue 32, poin
     h.engine.clock.advance(24 * 3600_000);
     const again = await importWorkbook(h.engine, h.tenant.id, await h.workbook(2), 'paso2-again.xlsx');
     expect(again.generation).toBe(2);
-    expect(again.kept.sort()).toEqual(gen1.filter((c) => c.phase === 'rfce').map((c) => c.encf).sort());
+    expect([...again.kept].sort()).toEqual(gen1.filter((c) => c.phase === 'rfce').map((c) => c.encf).sort());
     const sent: string[] = [];
     const second = await runCertificationSet(h.engine, h.tenant.id, { paso: 2, wait: h.wait, onEvent: (e) => void (e.type === 'sent' && sent.push(e.case.encf)) });
     expect(second.outcome).toBe('done');
