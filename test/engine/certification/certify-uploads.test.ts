@@ -18,7 +18,8 @@ async function uploadConsumo(base: string, file: string): Promise<{ accepted: bo
   return (await (await fetch(`${base}/consumo`, { method: 'POST', body: form })).json()) as { accepted: boolean; messages: string[] };
 }
 
-describe('ecf certify uploads and the counters after a rejection (issue 32, points 1, 2 and 5)', () => {
+// Whole Paso 2 sets signed and sent over loopback: well under a minute alone, more on a busy machine.
+describe('ecf certify uploads and the counters after a rejection (issue 32, points 1, 2 and 5)', { timeout: 120_000 }, () => {
   it('refuses to write the consumo files while an RFCE is not accepted, naming it, and writes nothing', async () => {
     const h = await sandboxSetHarness('section8');
     await importWorkbook(h.engine, h.tenant.id, await h.workbook(2), 'paso2.xlsx');
