@@ -72,7 +72,7 @@ export async function loadCases(engine: Pick<Engine, 'db'>, tenantId: string, pa
 }
 
 export interface PortalCounts {
-  /** e-CF sent to recepcion (every type but the consumo 32s): "n/21 Comprobantes Aceptados". */
+  /** e-CF sent to recepcion (every type but the consumo 32s): "n/21 Comprobantes Aceptados", after a rejection only what was accepted since. */
   readonly ecf: { readonly accepted: number; readonly total: number };
   /** "n/4 Resúmenes de Consumo Aceptados". */
   readonly rfce: { readonly accepted: number; readonly total: number };
@@ -82,6 +82,28 @@ export interface PortalCounts {
   readonly approvals: { readonly accepted: number; readonly total: number };
 }
 
+const SEND_ORDER: readonly Phase[] = ['ecf', 'rfce', 'note', 'upload', 'approval'];
+
+/**
+ * Send order: when the send started, then (the same instant) the order a run
+ * sends in, phase by phase and in workbook order within one.
+ */
+const sentBefore = (a: CaseRow, b: CaseRow): number =>
+  (a.sentAt ?? '').localeCompare(b.sentAt ?? '') || SEND_ORDER.indexOf(a.phase) - SEND_ORDER.indexOf(b.phase) || a.sheet.localeCompare(b.sheet) || a.row - b.row;
+
+/**
+ * "n/21 Comprobantes Aceptados" as the portal counts it: a rejected e-CF
+ * restarts the counter (CERTIFICATION.md §2.7), so only the acceptances of
+ * e-CF sent after the last rejected one count; the authority judges in the
+ * order it receives.
+ */
+function portalEcfCount(paso2: readonly CaseRow[]): { accepted: number; total: number } {
+  const ecf = paso2.filter((c) => c.phase === 'ecf' || c.phase === 'note');
+  const lastRejected = ecf.filter((c) => c.state === 'rejected').sort(sentBefore).at(-1);
+  const counted = ecf.filter((c) => c.state === 'accepted' && (!lastRejected || sentBefore(c, lastRejected) > 0));
+  return { accepted: counted.length, total: ecf.length };
+}
+
 /** The counters as the portal shows them. */
 export function portalCounts(paso2: readonly CaseRow[], paso3: readonly CaseRow[]): PortalCounts {
   const count = (cases: readonly CaseRow[], phases: readonly Phase[]) => {
@@ -89,7 +111,7 @@ export function portalCounts(paso2: readonly CaseRow[], paso3: readonly CaseRow[
     return { accepted: of.filter((c) => c.state === 'accepted').length, total: of.length };
   };
   return {
-    ecf: count(paso2, ['ecf', 'note']),
+    ecf: portalEcfCount(paso2),
     rfce: count(paso2, ['rfce']),
     uploads: paso2.filter((c) => c.phase === 'upload').length,
     approvals: count(paso3, ['approval']),

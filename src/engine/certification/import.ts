@@ -5,9 +5,11 @@ import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { newId } from '../ids.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { inTransaction } from '../store/database.js';
+import { inTransaction, type Tx } from '../store/database.js';
+import type { CertificationCasesTable } from '../store/schema.js';
 import { CaseProblemError, buildCaseDocument } from './build.js';
 import { currentGeneration } from './cases.js';
+import { rfceStandings } from './consumo-binding.js';
 import { kindOfType } from './columns.js';
 import { phaseOf } from './plan.js';
 import { recordPasoIn, requireCertification } from './state.js';
@@ -44,6 +46,12 @@ export interface ImportSummary {
   readonly warnings: readonly ImportProblem[];
   /** The generation stored; null when problems kept the workbook out. */
   readonly generation: number | null;
+  /**
+   * Consumo e-NCF whose RFCE the authority accepted in an earlier generation:
+   * the RFCE stays accepted and the full e-CF 32 keeps the signed bytes whose
+   * security code it carries (consumo-binding.ts), so they are not signed again.
+   */
+  readonly kept: readonly string[];
 }
 
 interface CaseSpec {
@@ -104,7 +112,7 @@ export async function importWorkbook(engine: Engine, tenantId: string, bytes: Bu
   const summary = { paso: book.paso, file: fileName, sha256, byKind, uploads, total: specs.length, problems, warnings };
   if (problems.length > 0 || specs.length === 0) {
     if (specs.length === 0 && problems.length === 0) problems.push({ sheet: book.paso === 2 ? 'ECF' : 'ACEECF_Generadas', row: null, message: 'the workbook has no cases.' });
-    return { ...summary, generation: null };
+    return { ...summary, generation: null, kept: [] };
   }
 
   const at = toStoredInstant(now);
@@ -125,7 +133,9 @@ export async function importWorkbook(engine: Engine, tenantId: string, bytes: Bu
       );
     }
     const g = (await currentGeneration(tx, tenantId, book.paso)) + 1;
+    const carried = book.paso === 2 ? await keptConsumo(tx, tenantId, g - 1, specs, warnings) : new Map<string, CarriedCase>();
     for (const s of specs) {
+      const carry = carried.get(`${s.kind}|${s.encf}`);
       await tx
         .insertInto('certification_cases')
         .values({
@@ -147,6 +157,7 @@ export async function importWorkbook(engine: Engine, tenantId: string, bytes: Bu
           messages: null,
           sent_at: null,
           verdict_at: null,
+          ...carry,
           updated_at: at,
         })
         .execute();
@@ -162,9 +173,48 @@ export async function importWorkbook(engine: Engine, tenantId: string, bytes: Bu
       },
       now,
     );
-    return g;
+    return { g, kept: [...new Set([...carried.keys()].map((k) => k.split('|')[1]!))] };
   });
-  return { ...summary, generation };
+  return { ...summary, generation: generation.g, kept: generation.kept };
+}
+
+type CarriedCase = Pick<CertificationCasesTable, 'state' | 'xml' | 'security_code' | 'track_id' | 'messages' | 'sent_at' | 'verdict_at'>;
+
+/**
+ * The consumo cases a new generation takes over from the earlier ones: where
+ * the authority accepted the RFCE (it keeps it through an e-CF reset), the
+ * RFCE stays accepted and the e-CF 32 keeps the bytes whose code it carries,
+ * when the workbook's rows for that e-NCF are unchanged. Keyed kind|e-NCF.
+ */
+async function keptConsumo(tx: Tx, tenantId: string, before: number, specs: readonly CaseSpec[], warnings: ImportProblem[]): Promise<Map<string, CarriedCase>> {
+  const carried = new Map<string, CarriedCase>();
+  if (before === 0) return carried;
+  for (const standing of (await rfceStandings(tx, tenantId, before)).values()) {
+    if (standing.standing !== 'accepted') continue;
+    const { rfce, ecf32 } = standing.binding;
+    const rfceSpec = specs.find((s) => s.kind === 'rfce' && s.encf === rfce.encf);
+    const ecfSpec = specs.find((s) => s.kind === 'ecf32' && s.encf === ecf32.encf);
+    if (!rfceSpec || !ecfSpec) continue;
+    if (JSON.stringify(rfceSpec.cells) !== rfce.cells || JSON.stringify(ecfSpec.cells) !== ecf32.cells) {
+      warnings.push({
+        sheet: 'RFCE',
+        row: rfceSpec.row,
+        message: `the authority accepted the RFCE of ${rfce.encf} in generation ${rfce.generation} with security code ${rfce.security_code}, but this workbook's rows for ${rfce.encf} differ: it is signed and sent again, and the portal may refuse the new summary or its upload.`,
+      });
+      continue;
+    }
+    carried.set(`rfce|${rfce.encf}`, {
+      state: 'accepted',
+      xml: rfce.xml,
+      security_code: rfce.security_code,
+      track_id: rfce.track_id,
+      messages: rfce.messages,
+      sent_at: rfce.sent_at,
+      verdict_at: rfce.verdict_at,
+    });
+    carried.set(`ecf32|${ecf32.encf}`, { state: 'upload', xml: ecf32.xml, security_code: ecf32.security_code, track_id: null, messages: null, sent_at: null, verdict_at: null });
+  }
+  return carried;
 }
 
 /** One row as a case, or null with its problems noted. */

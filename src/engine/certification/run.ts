@@ -159,8 +159,18 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
     }
     waitedSince = null;
     pollRung = 0;
+    let current = cases;
     for (const c of step.cases) {
       if (options.signal?.aborted) break;
+      // The authority judges e-CF apart from their sends: ask about those still out first, and send
+      // nothing more once one is rejected (it restarts the set). What may still go out after a
+      // rejection is only what was sent while its verdict was not given yet.
+      const out = c.kind !== 'rfce' && c.kind !== 'acecf' ? current.filter((x) => x.state === 'sent') : [];
+      if (out.length > 0) {
+        await pollAll(ctx, out);
+        current = await loadCases(engine, tenantId, paso, generation);
+        if (current.some((x) => x.state === 'rejected')) break;
+      }
       // Not reached: the case stays `sending` and is settled (asked about) before anything else.
       if (!(await send(ctx, c))) {
         failures++;
@@ -168,8 +178,8 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
       }
       failures = 0;
       // A synchronous rejection (RFCE, approval) stops the phase at once.
-      const now = await loadCases(engine, tenantId, paso, generation);
-      if (now.some((x) => x.state === 'rejected')) break;
+      current = await loadCases(engine, tenantId, paso, generation);
+      if (current.some((x) => x.state === 'rejected')) break;
     }
     cases = await loadCases(engine, tenantId, paso, generation);
   }

@@ -32,6 +32,9 @@ export default class CertifyImport extends EcfCommand {
       for (const p of summary.problems) this.log(`  ${p.sheet}${p.row !== null ? ` row ${p.row}` : ''}${p.column ? `, ${p.column.trimEnd()}` : ''}: ${p.message}`);
       process.exitCode = 2;
     } else {
+      if (summary.kept.length > 0) {
+        this.log(`  kept from the earlier generation: the accepted RFCE of ${summary.kept.join(', ')} and the signed e-CF 32 whose security codes they carry (the authority keeps those summaries; these bytes go in the portal's box)`);
+      }
       this.log(`Imported as generation ${summary.generation}. Next: ecf certify run`);
     }
     return summary;

@@ -5,7 +5,7 @@ import { writeConsumoUploads } from '../../../engine/certification/index.js';
 
 export default class CertifyUploads extends EcfCommand {
   static override description =
-    'Write the full consumo e-CF 32 (under DOP 250,000) of Paso 2, the exact signed bytes, named {RNC}{e-NCF}.xml, for the portal\'s "Facturas de consumo < 250Mil" box';
+    'Write the full consumo e-CF 32 (under DOP 250,000) of Paso 2 for the portal\'s "Facturas de consumo < 250Mil" box, named {RNC}{e-NCF}.xml: the exact signed bytes whose security code went into the accepted RFCE. Refused, naming them, while any RFCE is not accepted';
   static override examples = ['<%= config.bin %> certify uploads --out consumo'];
   static override flags = {
     tenant: tenantFlag,
