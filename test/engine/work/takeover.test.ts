@@ -8,7 +8,10 @@ import { holderState, ownerName, processStart, thisHolder, type Holder } from '.
 import { claim, enqueue, leaseOwnerName, pendingWork, takeOverDeadClaims } from '../../../src/engine/work/queue.js';
 import { resumeAfterHolderDied } from '../../../src/engine/submission/submit.js';
 import { TRANSPORT_LADDER_MS } from '../../../src/engine/submission/rules.js';
-import { testEngine } from '../../helpers.js';
+import { claimDeliveries, takeOverDeadDeliveries } from '../../../src/engine/webhooks/delivery.js';
+import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
+import { allowLoopback, emitEvent } from '../webhooks/harness.js';
+import { seedTenant, testEngine } from '../../helpers.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -77,5 +80,22 @@ describe.skipIf(thisHolder() === null)('claims of processes that ended', () => {
     }
     // Taken over once: a second start finds nothing more.
     expect(await takeOverDeadClaims(engine.db, now, () => null)).toEqual([]);
+  });
+
+  it('frees the webhook deliveries a killed holder had claimed, and only those', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedTenant(engine);
+    await allowLoopback(engine);
+    // Never called: the deliveries are only claimed here.
+    const { endpoint } = await createWebhook(engine, tenant.id, { url: 'http://127.0.0.1:9/hook', events: ['*'] });
+    for (let i = 0; i < 3; i++) await emitEvent(engine, tenant.id, 'ecf.accepted', { i });
+    const now = engine.clock.now();
+    const { holder } = await runningHolder();
+    const owners = [ownerName('webhooks', 'd2', await deadHolder()), ownerName('webhooks', 'r2', holder), leaseOwnerName('webhooks')];
+    for (const owner of owners) expect(await claimDeliveries(engine.db, now, { endpointId: endpoint.id, owner, leaseMs: 60_000, limit: 1 })).toHaveLength(1);
+
+    expect(await takeOverDeadDeliveries(engine.db, now)).toBe(1);
+    const held = await engine.db.selectFrom('webhook_deliveries').select('lease_owner').where('endpoint_id', '=', endpoint.id).execute();
+    expect(held.map((d) => d.lease_owner).sort()).toEqual([null, owners[1], owners[2]].sort());
   });
 });
