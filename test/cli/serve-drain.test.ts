@@ -35,7 +35,7 @@ describe('stopping ecf serve under concurrent clients', () => {
     const { keys } = await seedIssuer(engine, { rangeSize: 5000 });
     await engine.close();
 
-    const serve = await startServeCapturing(dataDir, ['--no-jobs', '--stop-drain', '3', '--log-level', 'info']);
+    const serve = await startServeCapturing(dataDir, ['--no-jobs', '--stop-drain', '5', '--log-level', 'info']);
     let signalled = false;
     // The balancer: once readiness fails, no new request is routed to this node.
     let outOfRotation = false;

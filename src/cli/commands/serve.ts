@@ -93,7 +93,8 @@ export default class Serve extends EcfCommand {
     const drainMs = Math.min(flags['stop-drain'] * 1000, budgetMs / 2);
     let stopping: Promise<void> | undefined;
     // Once, whoever asks first: a signal, or a start-up that failed.
-    const stop = () => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs, drainMs }));
+    // A start-up that failed has served no one: it stops without draining.
+    const stop = (drain = drainMs) => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs, drainMs: drain }));
     let startup: Promise<void> = Promise.resolve();
 
     // close-with-grace, installed before the jobs start, so a signal during start-up stops cleanly
@@ -156,7 +157,7 @@ export default class Serve extends EcfCommand {
       await startup;
     } catch (e) {
       // Whatever started is stopped again, so a failed start leaves no thread or port behind.
-      await stop();
+      await stop(0);
       throw e;
     }
     if (https?.warning) this.warn(https.warning);
