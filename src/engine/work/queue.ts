@@ -274,7 +274,7 @@ export async function takeOverDeadClaims(db: Db, now: Date, dueAt: (item: WorkIt
     if (states.get(owner) !== 'dead') continue;
     const item = toItem(row);
     const due = dueAt(item);
-    // Only this claim: if it changed hands meanwhile (another node took it over first), nothing happens.
+    // Only this claim: if it changed hands meanwhile (another process starting took it over first), nothing happens.
     const r = await db
       .updateTable('work')
       .set({ lease_owner: null, lease_expires_at: null, updated_at: at, ...(due && { due_at: due.toISOString() }) })
