@@ -1,14 +1,15 @@
 import type { Engine } from './engine.js';
 import { RECEIVERS_CONCURRENCY } from './reception/rules.js';
 import { getSetting } from './settings/settings.js';
-import { releaseDeliveries, webhookSource, type AttemptResult } from './webhooks/delivery.js';
+import { releaseDeliveries, takeOverDeadDeliveries, webhookSource, type AttemptResult } from './webhooks/delivery.js';
 import { WEBHOOKS_CONCURRENCY } from './webhooks/rules.js';
 import { WORK_HANDLERS } from './work-handlers.js';
 import { RECEIVERS_GROUP, WEBHOOKS_GROUP } from './work/lanes.js';
 import { pump, type PumpStats } from './work/pump.js';
 import { listenForWork } from './work/notify.js';
-import { leaseOwnerName, releaseLeases } from './work/queue.js';
+import { leaseOwnerName, releaseLeases, takeOverDeadClaims } from './work/queue.js';
 import { TRANSPORT_LADDER_MS } from './submission/rules.js';
+import { resumeAfterHolderDied, SUBMIT_KIND } from './submission/submit.js';
 import { workTableSource, type ItemResult } from './work/run.js';
 
 /** Work without a lane (written before lanes existed) runs a few at a time. */
@@ -75,6 +76,7 @@ export interface RunningWork {
 export async function startBackgroundWork(engine: Engine, options: Omit<BackgroundWorkOptions, 'signal' | 'untilIdle'> = {}): Promise<RunningWork> {
   const stop = new AbortController();
   const owner = options.owner ?? leaseOwnerName('work');
+  await takeOverFromTheDead(engine);
   const listener = await listenForWork(engine);
   const running = runBackgroundWork(engine, { ...options, owner, signal: stop.signal }).finally(() => listener.close());
   return {
@@ -103,4 +105,23 @@ export async function startBackgroundWork(engine: Engine, options: Omit<Backgrou
       return { handedBack: items + deliveries };
     },
   };
+}
+
+/**
+ * At start: what a process of this machine (or node) that was killed still
+ * holds is taken over now rather than when its leases run out (minutes for a
+ * send). Its sends in flight keep their unclear mark, so they are asked about
+ * before they are sent again, from when the dead process would have asked.
+ */
+async function takeOverFromTheDead(engine: Engine): Promise<void> {
+  const now = engine.clock.now();
+  const timeoutMs = await getSetting<number>(engine, 'taxauth.timeout_ms');
+  const items = await takeOverDeadClaims(engine.db, now, (item) => (item.kind === SUBMIT_KIND ? resumeAfterHolderDied(item, now, timeoutMs) : null));
+  const deliveries = await takeOverDeadDeliveries(engine.db, now);
+  if (items.length + deliveries === 0) return;
+  const holders = [...new Set(items.map((i) => i.leaseOwner))];
+  engine.log.warn(
+    { items: items.length, deliveries, holders },
+    `took over ${items.length} work item(s) and ${deliveries} webhook delivery(ies) held by process(es) that ended without handing them back; sends they had in flight are asked about before any resend`,
+  );
 }

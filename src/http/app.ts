@@ -8,6 +8,7 @@ import type { Engine } from '../engine/engine.js';
 import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/index.js';
 import { registerAccess } from './access.js';
 import { registerJsonBody } from './json-body.js';
+import { registerDraining } from './draining.js';
 import { EngineError } from '../engine/errors.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
@@ -119,6 +120,7 @@ export async function ecfApi(app: FastifyInstance, options: { readonly engine: E
   });
 
   registerAccess(app);
+  registerDraining(app);
   // Probes and metrics: outside /api/v1, no key; the metrics hooks time every route, so they come first.
   await registerMetrics(app);
   await app.register(healthRoutes);

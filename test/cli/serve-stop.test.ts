@@ -62,6 +62,57 @@ describe('stopping ecf serve', () => {
     }
   }, 180_000);
 
+  it('after a kill -9 mid-send, the next ecf serve takes the claim over at once and asks before sending again: accepted with one send', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const { dataDir, tenant, ecf } = await queuedEcf(sandbox);
+      // Short calls, so the dead send is asked about soon (its timeout, then 10 s); its lease is 2 minutes.
+      const setup = await openEngine({ dataDir });
+      await setSetting(setup, 'taxauth.timeout_ms', 5_000);
+      await setup.close();
+      sandbox.control.setLoad({ latency: { reception: { delayMs: 2_000, jitterMs: 0 } } });
+
+      const first = await startServeCapturing(dataDir, ['--log-level', 'info']);
+      await waitUntil(() => sandbox.control.inFlight() > 0, 'the send to be in flight', 60_000);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const look = await openEngine({ dataDir });
+      let dead: string;
+      try {
+        const [held] = await pendingWork(look.db);
+        expect(held).toMatchObject({ ref: ecf.id, payload: { phase: 'send', unclear: true } });
+        expect(Date.parse(held!.leaseExpiresAt!)).toBeGreaterThan(Date.now() + 60_000);
+        dead = held!.leaseOwner!;
+      } finally {
+        await look.close();
+      }
+      // The authority still finishes what the dead process sent.
+      await waitUntil(() => sandbox.control.inFlight() === 0, 'the sandbox to finish the abandoned send', 60_000);
+
+      const second = await startServeCapturing(dataDir, ['--log-level', 'info', '--stop-drain', '0']);
+      try {
+        await waitUntil(() => second.logLines().some((l) => /^took over 1 work item/.test(String(l.msg))), 'the claim to be taken over', 60_000);
+        const after = await openEngine({ dataDir });
+        try {
+          const [item] = await pendingWork(after.db);
+          // Not the dead process's any more; still unclear, so the authority is asked first.
+          if (item) expect(item).toMatchObject({ payload: { unclear: true } });
+          expect(item?.leaseOwner).not.toBe(dead);
+          await waitUntil(async () => (await getEcf(after, tenant.id, ecf.id)).status === 'accepted', 'the e-CF to be accepted', 90_000);
+          expect(sandbox.control.submissions({ encf: ecf.encf })).toHaveLength(1);
+          expect((await listAttempts(after, tenant.id, ecf.id)).map((a) => a.outcome)).toEqual(['accepted']);
+        } finally {
+          await after.close();
+        }
+      } finally {
+        second.child.kill('SIGTERM');
+        expect(await second.exited, second.output()).toBe(0);
+      }
+    } finally {
+      await sandbox.close();
+    }
+  }, 240_000);
+
   // Nothing of the store is involved: run once, on SQLite.
   it.skipIf(STORE === 'postgres')('a second SIGINT while the first stop waits exits at once, non-zero', async () => {
     const sandbox = await startSandbox();

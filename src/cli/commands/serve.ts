@@ -35,6 +35,13 @@ export default class Serve extends EcfCommand {
       max: 600,
       helpValue: 'SECONDS',
     }),
+    'stop-drain': Flags.integer({
+      description: 'Seconds a stop keeps serving before it closes the listener: readiness fails and every answer closes its connection, so a balancer moves clients elsewhere first; at most half of --stop-timeout',
+      default: 5,
+      min: 0,
+      max: 300,
+      helpValue: 'SECONDS',
+    }),
     sandbox: Flags.boolean({ description: 'Also run the built-in tax authority sandbox and send every environment to it', default: false }),
     watch: Flags.string({ description: 'Also issue the *.json files dropped into DIR/inbox, as `ecf watch DIR` does', helpValue: 'DIR' }),
     'watch-tenant': Flags.string({ description: 'Tenant id or RNC the dropped files are issued for (may be left out with one tenant)' }),
@@ -91,9 +98,12 @@ export default class Serve extends EcfCommand {
     let statusWatch: StatusWatch | undefined;
     const stopMs = flags['stop-timeout'] * 1000;
     const budgetMs = stopMs - Math.min(STOP_MARGIN_MS, stopMs / 4);
+    // The drain leaves at least half the budget to the requests and calls in flight after it.
+    const drainMs = Math.min(flags['stop-drain'] * 1000, budgetMs / 2);
     let stopping: Promise<void> | undefined;
     // Once, whoever asks first: a signal, or a start-up that failed.
-    const stop = () => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs }));
+    // A start-up that failed has served no one: it stops without draining.
+    const stop = (drain = drainMs) => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs, drainMs: drain }));
     let startup: Promise<void> = Promise.resolve();
 
     // close-with-grace, installed before the jobs start, so a signal during start-up stops cleanly
@@ -156,7 +166,7 @@ export default class Serve extends EcfCommand {
       await startup;
     } catch (e) {
       // Whatever started is stopped again, so a failed start leaves no thread or port behind.
-      await stop();
+      await stop(0);
       throw e;
     }
     if (https?.warning) this.warn(https.warning);
@@ -171,7 +181,7 @@ export default class Serve extends EcfCommand {
 const STOP_MARGIN_MS = 3_000;
 
 interface Running {
-  readonly app: { close(): Promise<unknown>; log: EngineLog };
+  readonly app: { close(): Promise<unknown>; log: EngineLog; draining: { begin(): void } };
   readonly engine: Engine;
   readonly work: RunningWork | undefined;
   readonly scheduler: Scheduler | undefined;
@@ -179,15 +189,18 @@ interface Running {
   readonly statusWatch: StatusWatch | undefined;
   readonly sandbox: { close(): Promise<void> } | undefined;
   readonly budgetMs: number;
+  readonly drainMs: number;
 }
 
 /**
- * The order of a clean stop: stop accepting requests and new work at once;
- * let requests and authority calls in flight finish until the budget is
- * spent, then hand back what is still in flight (leases freed, unclear marks
- * kept for the query before resending); close the store last.
+ * The order of a clean stop: stop claiming new work at once; drain the HTTP
+ * server (readiness fails, answers close their connections) for `drainMs`,
+ * then stop accepting; let requests and authority calls in flight finish
+ * until the budget is spent, then hand back what is still in flight (leases
+ * freed, unclear marks kept for the query before resending); close the store
+ * last.
  */
-async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs }: Running): Promise<void> {
+async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs, drainMs }: Running): Promise<void> {
   const budget = AbortSignal.timeout(Math.max(0, budgetMs));
   const untilBudget = <T>(what: string, p: Promise<T>): Promise<T | void> =>
     Promise.race([
@@ -197,8 +210,11 @@ async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, s
         resolve();
       }, { once: true })),
     ]);
+  app.draining.begin();
+  app.log.info({ drainMs }, `stopping: readiness fails and each answer closes its connection; the listener closes in ${drainMs / 1000} s`);
+  const drained = new Promise<void>((resolve) => setTimeout(resolve, drainMs));
   await Promise.all([
-    untilBudget('the HTTP server', app.close()),
+    untilBudget('the HTTP server', drained.then(() => app.close())),
     untilBudget('the folder watcher', watcher?.close() ?? Promise.resolve()),
     untilBudget('the job scheduler', scheduler?.stop() ?? Promise.resolve()),
     untilBudget('the authority status watch', statusWatch?.stop() ?? Promise.resolve()),

@@ -32,6 +32,8 @@ export interface SubmitState {
    * (timeout, dropped connection): ask what it has before sending again.
    */
   readonly unclear?: boolean;
+  /** When the send marked unclear began (ISO): a holder that died mid-send is asked about from it. */
+  readonly sentAt?: string;
 }
 
 /**
@@ -236,7 +238,23 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
  */
 async function markUnclear(engine: Engine, item: WorkItem, owner: string, state: SubmitState, timeoutMs: number): Promise<boolean> {
   const leaseMs = Math.max(DEFAULT_LEASE_MS, SEND_CALLS * timeoutMs + LEASE_MARGIN_MS);
-  return renewLease(engine.db, engine.clock.now(), item, owner, leaseMs, { ...state, unclear: true });
+  const now = engine.clock.now();
+  return renewLease(engine.db, now, item, owner, leaseMs, { ...state, unclear: true, sentAt: now.toISOString() });
+}
+
+/**
+ * When a submission taken over from a process that died (work/holder.ts) may
+ * run: a send it may have had in flight (the unclear mark) is asked about when
+ * that process would have asked had it lived, its call timed out and the
+ * transport ladder's first step waited, so the authority has had the time it
+ * may still spend on a request whose sender left; anything else at once (null).
+ */
+export function resumeAfterHolderDied(item: WorkItem, now: Date, timeoutMs: number): Date | null {
+  const state = item.payload as SubmitState | null;
+  if (!state?.unclear) return null;
+  // A mark without its time (written by an older version): from now, as a stop's hand-back does.
+  const sentAt = state.sentAt ? Date.parse(state.sentAt) : now.getTime();
+  return new Date(Math.max(now.getTime(), sentAt + timeoutMs + TRANSPORT_LADDER_MS[0]));
 }
 
 /** Calls a send may make in a row: seed and token when the token is renewed, then the send. */

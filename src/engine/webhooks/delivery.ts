@@ -15,6 +15,7 @@ import { nextRung } from '../work/ladder.js';
 import { WEBHOOKS_GROUP } from '../work/lanes.js';
 import { pump, type WorkSource } from '../work/pump.js';
 import { leaseOwnerName } from '../work/queue.js';
+import { holderState } from '../work/holder.js';
 import type { Resolver } from './address-guard.js';
 import { endpointSecret, endpointView, loadEndpoint, sendPolicy, type EndpointRow, type GuardOptions } from './endpoints.js';
 import {
@@ -269,6 +270,29 @@ export async function releaseDeliveries(db: Db, owner: string): Promise<number> 
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Frees the live claims on deliveries whose holder is certainly gone
+ * (work/holder.ts): due again at once, as a stop's hand-back leaves them (a
+ * receiver may get an event twice; the event id tells them apart). Returns
+ * how many were taken over.
+ */
+export async function takeOverDeadDeliveries(db: Db, now: Date): Promise<number> {
+  const at = now.toISOString();
+  const held = await db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'lease_owner'])
+    .where('status', '=', 'pending')
+    .where('lease_owner', 'is not', null)
+    .where('lease_expires_at', '>', at)
+    .execute();
+  let taken = 0;
+  for (const owner of new Set(held.map((d) => d.lease_owner!))) {
+    if (holderState(owner) !== 'dead') continue;
+    taken += Number((await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner).where('status', '=', 'pending').executeTakeFirst()).numUpdatedRows);
+  }
+  return taken;
 }
 
 /**

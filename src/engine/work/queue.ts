@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Kysely } from 'kysely';
@@ -10,6 +9,7 @@ import { ringWorkBell } from './bell.js';
 import type { WorkTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import { newId } from '../ids.js';
+import { holderState, ownerName } from './holder.js';
 
 /**
  * The durable work table. Anything that talks to the network (the tax
@@ -58,9 +58,8 @@ export async function announceWork(db: Kysely<Database>): Promise<void> {
   afterCommit(db, ringWorkBell);
 }
 
-/** A name for this process's claims; distinct per process and per call site. */
-export const leaseOwnerName = (label = 'worker'): string =>
-  `${label}@${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+/** A name for this process's claims, naming the process (holder.ts); distinct per process and per call site. */
+export const leaseOwnerName = (label = 'worker'): string => ownerName(label, randomBytes(4).toString('hex'));
 
 function toItem(row: Selectable<WorkTable>): WorkItem {
   return {
@@ -253,6 +252,39 @@ export async function releaseLeases(db: Db, now: Date, owner: string, dueAt: Dat
     .where('lease_owner', '=', owner)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Takes over the live claims of holders that are certainly gone (a process of
+ * this machine, or of this node's pid space on PostgreSQL, that was killed:
+ * holder.ts), so their work runs again now instead of when the lease runs
+ * out. The lease is freed and the payload kept: a send marked unclear is
+ * asked about before it is sent again. `dueAt` may set when an item falls due
+ * (null: it stays due as it was). Claims of holders that run, or that cannot
+ * be judged from here, are left to their lease. Returns the items taken over.
+ */
+export async function takeOverDeadClaims(db: Db, now: Date, dueAt: (item: WorkItem) => Date | null): Promise<WorkItem[]> {
+  const at = now.toISOString();
+  const held = await db.selectFrom('work').selectAll().where('lease_owner', 'is not', null).where('lease_expires_at', '>', at).execute();
+  const states = new Map<string, ReturnType<typeof holderState>>();
+  const taken: WorkItem[] = [];
+  for (const row of held) {
+    const owner = row.lease_owner!;
+    if (!states.has(owner)) states.set(owner, holderState(owner));
+    if (states.get(owner) !== 'dead') continue;
+    const item = toItem(row);
+    const due = dueAt(item);
+    // Only this claim: if it changed hands meanwhile (another process starting took it over first), nothing happens.
+    const r = await db
+      .updateTable('work')
+      .set({ lease_owner: null, lease_expires_at: null, updated_at: at, ...(due && { due_at: due.toISOString() }) })
+      .where('id', '=', row.id)
+      .where('lease_owner', '=', owner)
+      .where('attempts', '=', row.attempts)
+      .executeTakeFirst();
+    if (r.numUpdatedRows > 0n) taken.push(item);
+  }
+  return taken;
 }
 
 /** Thrown inside a recording transaction whose claim was lost, to roll back what it wrote. */

@@ -23,6 +23,8 @@ export default async function healthRoutes(app: FastifyInstance) {
 
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     noStore(reply);
+    // A stop has begun (draining.ts): out of the balancer at once, whatever the store says.
+    if (app.draining.active) return reply.status(503).send({ status: 'unready', checks: [{ name: 'stopping', status: 'fail' }] });
     const { ready, checks } = await readiness();
     const body = { status: ready ? 'ready' : 'unready', checks: checks.map((c) => ({ name: c.name, status: c.status })) };
     return reply.status(ready ? 200 : 503).send(body);
