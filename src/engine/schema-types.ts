@@ -47,11 +47,22 @@ export const Rnc = (options: SchemaOptions = {}) =>
     ...options,
   });
 
-/** Text that must contain something besides spaces. */
+/**
+ * Text the XML can carry: XML 1.0 has no control characters (tab, line feed
+ * and carriage return aside), no U+FFFE/U+FFFF and no unpaired surrogates.
+ * The one rule for every text that may end up in a document (the issue
+ * payload's strings, the tenant's names, the emitter profile).
+ */
+const XML_CHAR = '(?:[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])';
+export const XML_TEXT = `^${XML_CHAR}*$`;
+/** How a refusal of XML_TEXT reads, after "must be ...". */
+export const XML_TEXT_RULE = 'without control characters (tab and line breaks aside), U+FFFE or U+FFFF';
+
+/** Text a person writes: something besides spaces, and only characters XML can carry (XML_TEXT). */
 export const Text = (options: SchemaOptions & { maxLength?: number } = {}) =>
   Type.String({
     minLength: 1,
-    pattern: '\\S',
-    errorMessage: `must be a non-empty text${options.maxLength ? ` of at most ${options.maxLength} characters` : ''}`,
+    pattern: `^(?=[\\s\\S]*\\S)${XML_CHAR}*$`,
+    errorMessage: `must be a non-empty text${options.maxLength ? ` of at most ${options.maxLength} characters` : ''}, ${XML_TEXT_RULE}`,
     ...options,
   });

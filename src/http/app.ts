@@ -25,6 +25,7 @@ import receptionRoutes, { RECEIVER_PATH } from './routes/reception.js';
 import openapiRoutes from './routes/openapi.js';
 import healthRoutes from './routes/health.js';
 import { registerMetrics } from './routes/metrics.js';
+import { closeUnreadUploads } from './routes/multipart-errors.js';
 import { isDefect } from '../engine/xml/index.js';
 
 export interface AppOptions {
@@ -118,6 +119,7 @@ export async function ecfApi(app: FastifyInstance, options: { readonly engine: E
   await app.register(multipart, {
     limits: { fileSize: MAX_CERTIFICATE_FILE_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5 },
   });
+  closeUnreadUploads(app);
 
   registerAccess(app);
   registerDraining(app);

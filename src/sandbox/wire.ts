@@ -22,6 +22,9 @@ export function lowerKeys(query: unknown): Record<string, string | undefined> {
   return out;
 }
 
+/** An amount as the authority's JSON carries it: a number (1180.5), not the XML's text ("1180.50"). */
+export const wireAmount = (amount: string | null): number | null => (amount === null ? null : Number(amount));
+
 const dominican = (d: Date): Date => new Date(d.getTime() - 4 * 3_600_000);
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 

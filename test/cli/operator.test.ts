@@ -67,6 +67,24 @@ describe('ecf CLI for the operator', () => {
   });
 
   it(
+    'tenant profile refuses characters XML cannot carry, naming the field, and keeps the profile',
+    async () => {
+      const { ecf, json } = cli();
+      await json('tenant', 'create', '--rnc', '131234567', '--legal-name', 'Ferretería Ñoño SRL');
+      const profile = await json('tenant', 'profile', '131234567', '--address', 'Calle El Conde 12', '--activity', 'Venta de herramientas');
+      // A NUL cannot be an argument; the others can, and each broke every later e-CF of the tenant.
+      for (const bad of ['\u0001', '\u000B', '\u001F', '\uFFFE', '\uFFFF']) {
+        const r = await ecf('tenant', 'profile', '131234567', '--address', `Calle${bad}El Conde`, '--activity', `Venta${bad}`);
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(/address.*without control characters/);
+        expect(r.stderr).toMatch(/economicActivity.*without control characters/);
+      }
+      expect((await json('tenant', 'show', '131234567')).emitterProfile).toEqual(profile);
+    },
+    SLOW,
+  );
+
+  it(
     'sets up an organization, a tenant with its profile and keys shown once, then revokes a key',
     async () => {
       const { ecf, json } = cli();

@@ -82,6 +82,26 @@ describe('PUT /api/v1/emitter-profile', () => {
     expect(after.json()).toMatchObject({ address: 'Calle El Conde 12', updatedAt: null });
   });
 
+  it('refuses characters XML cannot carry in the address and the economic activity, naming the field, and changes nothing', async () => {
+    const { app, keys } = await setup();
+    // NUL, U+0001, U+000B, U+001F, U+FFFE, U+FFFF: each made every later e-CF of the tenant fail its schema.
+    for (const bad of ['\u0000', '\u0001', '\u000B', '\u001F', '\uFFFE', '\uFFFF']) {
+      const res = await api(app, keys)
+        .as('admin_tenant')
+        .put('/api/v1/emitter-profile', { ...validBody, address: `Calle${bad}El Conde 12`, economicActivity: `Servicios${bad}` });
+      const label = `U+${bad.charCodeAt(0).toString(16).padStart(4, '0')}`;
+      expect(res.statusCode, label).toBe(400);
+      const body = res.json();
+      expect(Object.keys(body.errors).sort(), label).toEqual(['address', 'economicActivity']);
+      expect(body.errors.address[0], label).toContain('without control characters');
+    }
+    // Tab, line breaks and characters outside the BMP are XML text: taken.
+    const fine = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', { ...validBody, economicActivity: 'Servicios\tcontables 📒' });
+    expect(fine.statusCode).toBe(200);
+    const after = await api(app, keys).as('admin_tenant').get('/api/v1/emitter-profile');
+    expect(after.json()).toMatchObject({ ...validBody, economicActivity: 'Servicios\tcontables 📒' });
+  });
+
   it('answers 400 with a problem for a body that is not JSON', async () => {
     const { app, keys } = await setup();
     const res = await api(app, keys).as('admin_tenant').put('/api/v1/emitter-profile', '{"address": ', { headers: { 'content-type': 'application/json' } });

@@ -195,3 +195,106 @@ describe('B2B receiver: truncated and malformed multipart over HTTP', () => {
     expect(await s.engine.db.selectFrom('received_ecf').selectAll().execute()).toEqual([]);
   });
 });
+
+/**
+ * One keep-alive connection: `send` writes a request, `next` reads the one
+ * answer after the previous (Content-Length framed, as the server answers
+ * these). `next` fails after `within` ms, so a hang fails the test instead of
+ * stalling the run; it is a hang detector, not a timing assertion.
+ */
+function keepAlive(port: number) {
+  const socket = connect({ host: '127.0.0.1', port });
+  let buffered = Buffer.alloc(0);
+  let closed = false;
+  let wake = () => {};
+  socket.on('data', (c) => {
+    buffered = Buffer.concat([buffered, c]);
+    wake();
+  });
+  socket.on('close', () => {
+    closed = true;
+    wake();
+  });
+  socket.on('error', () => {});
+  const answer = (): RawAnswer | null => {
+    const at = buffered.indexOf('\r\n\r\n');
+    if (at < 0) return null;
+    const headers = buffered.subarray(0, at).toString('latin1');
+    const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? 0);
+    if (buffered.length < at + 4 + length) return null;
+    const body = buffered.subarray(at + 4, at + 4 + length).toString('utf8');
+    buffered = buffered.subarray(at + 4 + length);
+    return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1] ?? 0), headers, body };
+  };
+  return {
+    send: (head: string, body: Buffer = Buffer.alloc(0)) => socket.write(Buffer.concat([Buffer.from(head), body])),
+    next: (within = 10_000) =>
+      new Promise<RawAnswer>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer on the connection within ${within} ms`)), within);
+        wake = () => {
+          const got = answer();
+          if (got || closed) {
+            clearTimeout(timer);
+            if (got) resolve(got);
+            else reject(new Error('the server closed the connection without answering'));
+          }
+        };
+        wake();
+      }),
+    /** Resolves when the server has closed the connection; fails the test after `within` ms. */
+    closed: (within = 10_000) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the connection still open after ${within} ms`)), within);
+        wake = () => {
+          if (closed) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        wake();
+      }),
+    close: () => socket.destroy(),
+  };
+}
+
+describe('B2B receiver: an upload refused early leaves its connection usable', () => {
+  it.each(['recepcion/api/ecf', 'aprobacioncomercial/api/ecf', 'autenticacion/api/validacioncertificado'])(
+    '/fe/%s: a 256 KB part not named xml gets its 400, and the next request on the connection its answer',
+    async (route) => {
+      const s = await server();
+      const connection = keepAlive(s.port);
+      try {
+        const body = Buffer.concat([part('documento', Buffer.alloc(256 * 1024, 0x41), 'grande.xml'), closing]);
+        connection.send(`POST /${s.tenant.id}/fe/${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${MULTIPART}\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+        const refused = await connection.next();
+        expect(refused.status).toBe(400);
+        expect(refused.body).toContain('one file part named xml');
+        connection.send(`GET /${s.tenant.id}/fe/autenticacion/api/semilla HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        const seed = await connection.next();
+        expect(seed.status).toBe(200);
+        expect(seed.body).toContain('<SemillaModel');
+      } finally {
+        connection.close();
+      }
+      expect(await s.engine.db.selectFrom('received_ecf').selectAll().execute()).toEqual([]);
+    },
+  );
+
+  it('a refusal sent before the body is read (a second file part, over the limit of one) closes the connection instead of leaving it to hang', async () => {
+    const s = await server();
+    const connection = keepAlive(s.port);
+    try {
+      // The server stops reading at the second file part's header; 4 MB follow it, unread.
+      const body = Buffer.concat([part('xml', '<ECF/>', 'a.xml'), part('otro', Buffer.alloc(4 * 1024 * 1024, 0x41), 'b.xml'), closing]);
+      connection.send(`POST /${s.tenant.id}/fe/recepcion/api/ecf HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${MULTIPART}\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+      const refused = await connection.next();
+      expect(refused.status).toBe(413);
+      expect(refused.body).toContain('more parts than this upload takes');
+      expect(refused.headers).toMatch(/^connection: close$/im);
+      await connection.closed();
+    } finally {
+      connection.close();
+    }
+    expect(await s.engine.db.selectFrom('received_ecf').selectAll().execute()).toEqual([]);
+  });
+});

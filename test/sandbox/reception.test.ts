@@ -292,7 +292,8 @@ describe('RFCE reception', () => {
     expect(verdict).toEqual({ code: 1, status: 'Aceptado', sequenceUsed: true, messages: [], encf: 'E320000000001' });
     expect(w.control.submissions()).toMatchObject([{ kind: 'rfce', trackId: null, fileName: `${w.tenant.rnc}E320000000001.xml` }]);
     const status = await w.client.status(w.tok, { rnc: w.tenant.rnc, encf: 'E320000000001', securityCode: signed.securityCode });
-    expect(status).toMatchObject({ code: 1, securityCode: signed.securityCode, totalAmount: signed.rfceXml!.match(/<MontoTotal>([^<]+)</)![1] });
+    expect(status).toMatchObject({ code: 1, securityCode: signed.securityCode });
+    expect(Number(status.totalAmount)).toBe(Number(signed.rfceXml!.match(/<MontoTotal>([^<]+)</)![1]));
     // An RFCE has no trackId to list.
     expect(await w.client.trackIds(w.tok, w.tenant.rnc, 'E320000000001')).toEqual([]);
     // Sent again: rejected, sequence used.
@@ -312,5 +313,51 @@ describe('RFCE reception', () => {
     expect(await send(signed.rfceXml!)).toEqual({ code: 4, status: 'Aceptado Condicional', sequenceUsed: true, messages: [{ code: 7, value: 'Observación' }], encf: 'E320000000001' });
     expect(await caught(send(signed.rfceXml!))).toMatchObject({ kind: 'network' });
     expect(w.control.submissions({ encf: 'E320000000001' })).toHaveLength(4);
+  });
+});
+
+describe('the sandbox answers as the authority does (NOTES §4.4, §4.5)', () => {
+  /** A GET on the sandbox's testecf services with the token, the JSON answer as sent. */
+  const ask = async (w: Awaited<ReturnType<typeof reception>>, path: string, query: Record<string, string>, token: string | null = w.tok) => {
+    const res = await request(`${w.sandbox.url}/testecf/${path}?${new URLSearchParams(query)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+  };
+
+  it('consultarfce answers the verdict of an RFCE by issuer, e-NCF and security code', async () => {
+    const w = await reception();
+    const signed = await signedEcf(w.engine, w.tenant, 'E320000000001', consumer32());
+    await w.client.sendRfce(w.tok, { rnc: w.tenant.rnc, encf: 'E320000000001', xml: signed.rfceXml! });
+    const path = 'consultarfce/api/Consultas/Consulta';
+    const query = { RNC_Emisor: w.tenant.rnc, ENCF: 'E320000000001', Cod_Seguridad_eCF: signed.securityCode };
+    expect(await ask(w, path, query)).toEqual({
+      status: 200,
+      body: { rnc: w.tenant.rnc, encf: 'E320000000001', secuenciaUtilizada: true, codigo: 1, estado: 'Aceptado', mensajes: [] },
+    });
+    // A refused resend does not hide the accepted summary; query keys in any case.
+    await w.client.sendRfce(w.tok, { rnc: w.tenant.rnc, encf: 'E320000000001', xml: signed.rfceXml! });
+    expect((await ask(w, path, { rnc_emisor: w.tenant.rnc, encf: 'e320000000001', cod_seguridad_ecf: signed.securityCode })).body).toMatchObject({ codigo: 1, estado: 'Aceptado' });
+    // Another security code, or an e-NCF never summarised: not found.
+    for (const other of [{ ...query, Cod_Seguridad_eCF: 'zzzzzz' }, { ...query, ENCF: 'E320000000002' }]) {
+      expect(await ask(w, path, other)).toEqual({
+        status: 200,
+        body: { rnc: w.tenant.rnc, encf: other.ENCF, secuenciaUtilizada: false, codigo: 0, estado: 'No encontrado', mensajes: [] },
+      });
+    }
+    // Every parameter is required, each named; and the token, as on every query.
+    const bare = await ask(w, path, {});
+    expect(bare.status).toBe(400);
+    expect(Object.keys(bare.body!.errors as object).sort()).toEqual(['Cod_Seguridad_eCF', 'ENCF', 'RNC_Emisor']);
+    expect((await ask(w, path, query, null)).status).toBe(401);
+  });
+
+  it('consultaestado gives montoTotal and totalITBIS as numbers', async () => {
+    const w = await reception();
+    const signed = await signedEcf(w.engine, w.tenant, 'E310000000001');
+    await w.send('E310000000001', signed.xml);
+    const { body } = await ask(w, 'consultaestado/api/consultas/estado', { rncemisor: w.tenant.rnc, ncfelectronico: 'E310000000001' });
+    expect(body).toMatchObject({ codigo: 1, montoTotal: Number(signed.xml.match(/<MontoTotal>([^<]+)</)![1]), totalITBIS: Number(signed.xml.match(/<TotalITBIS>([^<]+)</)![1]) });
+    expect(typeof body!.montoTotal).toBe('number');
+    expect(typeof body!.totalITBIS).toBe('number');
   });
 });

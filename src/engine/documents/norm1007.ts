@@ -1,5 +1,6 @@
-import { Dec } from '../money.js';
-import { NORM_1007_CODES, type AdjustmentInput, type ComputedDocument } from './totals.js';
+import { Dec, round2 } from '../money.js';
+import { NORM_1007_CODES, norm1007Divisor, type AdjustmentInput, type ComputedDocument } from './totals.js';
+import { LINE_TOLERANCE } from './validate/tolerance.js';
 import { ECF_CODES } from './codes.js';
 import type { NormalizedLine } from './model.js';
 
@@ -14,7 +15,9 @@ import type { NormalizedLine } from './model.js';
  * - a 10-07 adjustment is a discount on the 18 % group (affectsItbisRate 1);
  * - prices include the taxes (pricesIncludeTax true, on the document and on each 18 % line);
  * - at least one 18 % line carries 002 or 004, and no line outside the 18 % group does;
- * - 002 and 004 carry their rate and no amount (the service computes it), one rate per code;
+ * - 002 and 004 carry their rate, one rate per code; an amount (`otros`) is
+ *   optional: the service computes it, and one the client sends must be the
+ *   computed one within the tolerance of a line (checkNorm1007Amounts);
  * - the 10-07 discounts do not exceed MontoTotal.
  */
 
@@ -59,9 +62,6 @@ export function checkNorm1007(error: Report, input: Norm1007Input): void {
       if (!taxed18) {
         error(`${at}.code`, ECF_CODES.InvalidValue, `additional tax ${t.code} of a Norma 10-07 document belongs on lines taxed at 18 %`);
       }
-      if (!t.otros.isZero()) {
-        error(`${at}.otros`, ECF_CODES.FieldNotAllowed, `${at}.otros is computed by the service under Norma 10-07 (base × rate, FMT field 109 d): leave it out`);
-      }
       const first = rates.get(t.code);
       if (!first) rates.set(t.code, { rate: t.rate, at });
       else if (!first.rate.eq(t.rate)) {
@@ -85,4 +85,35 @@ export function checkNorm1007Payable(error: Report, adjustments: readonly Adjust
     ECF_CODES.OutOfRange,
     `the Norma 10-07 discounts exceed MontoTotal ${computed.totals.montoTotal.toFixed(2)}: ValorPagar would be ${computed.totals.valorPagar.toFixed(2)}`,
   );
+}
+
+/**
+ * After the totals: the contract has the client supply every amount already
+ * calculated, so 002 and 004 amounts sent on a 10-07 line are taken when they
+ * are what the service computes for that line (its tax-inclusive MontoItem ÷
+ * the divisor × the rate) within a line's tolerance, and refused otherwise
+ * with the expected value. A zero or missing amount is computed here. The XML
+ * carries the computed amounts either way, summed per set of taxes as
+ * norm1007Group does, so the header always squares with the lines.
+ */
+export function checkNorm1007Amounts(error: Report, lines: readonly NormalizedLine[], adjustments: readonly AdjustmentInput[], computed: ComputedDocument): void {
+  if (!hasNorm1007(adjustments)) return;
+  lines.forEach((line, k) => {
+    const amount = computed.lines[k]?.amount;
+    if (!amount || line.taxTreatment !== 'taxed' || line.itbisRate !== 18) return;
+    const telecom = line.additionalTaxes.filter((t) => NORM_1007_CODES.has(t.code));
+    const divisor = norm1007Divisor(telecom);
+    line.additionalTaxes.forEach((t, j) => {
+      if (!NORM_1007_CODES.has(t.code) || t.otros.isZero()) return;
+      const expected = round2(amount.div(divisor).times(t.rate).div(100));
+      if (t.otros.minus(expected).abs().lte(LINE_TOLERANCE)) return;
+      const at = `lines[${k}].additionalTaxes[${j}].otros`;
+      error(
+        at,
+        ECF_CODES.InvalidValue,
+        `${at} ${t.otros.toFixed(2)} is not the Norma 10-07 amount of additional tax ${t.code}: expected ${expected.toFixed(2)} ` +
+          `(MontoItem ${amount.toFixed(2)} ÷ ${divisor.toString()} × ${t.rate.toString()} %, FMT field 109 d), within ${LINE_TOLERANCE.toFixed(2)}; or leave it out and the service computes it`,
+      );
+    });
+  });
 }

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { DateString, Decimal, Integer, Nullable } from '../schema-types.js';
+import { DateString, Decimal, Integer, Nullable, XML_TEXT, XML_TEXT_RULE } from '../schema-types.js';
 
 /**
  * The issue payload (`IssueEcfCommand`) exactly as the contract's table gives
@@ -12,16 +12,11 @@ import { DateString, Decimal, Integer, Nullable } from '../schema-types.js';
 export const ECF_TYPES = [31, 32, 33, 34, 41, 43, 44, 45, 46, 47] as const;
 export type EcfType = (typeof ECF_TYPES)[number];
 
-/**
- * Text the XML can carry: XML 1.0 has no control characters (tab, line feed
- * and carriage return aside), no U+FFFE/U+FFFF and no unpaired surrogates.
- */
-export const XML_TEXT = '^(?:[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
 const Str = (options: { maxLength?: number; description?: string; pattern?: string; errorMessage?: string } = {}) =>
   Type.String({
     minLength: 1,
     pattern: XML_TEXT,
-    errorMessage: `must be a non-empty text${options.maxLength ? ` of at most ${options.maxLength} characters` : ''}, without control characters`,
+    errorMessage: `must be a non-empty text${options.maxLength ? ` of at most ${options.maxLength} characters` : ''}, ${XML_TEXT_RULE}`,
     ...options,
   });
 /** The XSD's letter-only types (Alfa3/35/60: country names, delivery terms, customs regime); type 46 also wants 3 at least (validate.ts). */

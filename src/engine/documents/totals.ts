@@ -257,13 +257,15 @@ function norm1007Group(inputs: readonly LineInput[], lines: readonly ComputedLin
   let base = ZERO;
   const exact = new Map<string, Dec>();
   for (const { amount, taxes } of subgroups.values()) {
-    const divisor = ONE.plus(new Dec(18).div(100)).plus(sum(taxes.map((t) => t.rate)).div(100));
-    const subBase = round2(amount.div(divisor));
+    const subBase = round2(amount.div(norm1007Divisor(taxes)));
     base = base.plus(subBase);
     for (const t of taxes) exact.set(t.code, (exact.get(t.code) ?? ZERO).plus(subBase.times(t.rate).div(100)));
   }
   return { base, taxes: new Map([...exact].map(([code, v]) => [code, round2(v)])) };
 }
+
+/** What a tax-inclusive amount of the 18 % group divides by under Norma 10-07: 1 + 0.18 + the rates of the 002/004 it carries. */
+export const norm1007Divisor = (taxes: readonly { readonly rate: Dec }[]): Dec => ONE.plus(new Dec(18).div(100)).plus(sum(taxes.map((t) => t.rate)).div(100));
 
 const spread = <K extends string>(key: K, value: Dec | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, Dec>));
 

@@ -1,3 +1,6 @@
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { FastifyInstance } from 'fastify';
 import { EngineError, invalidField } from '../../engine/errors.js';
 
 /**
@@ -46,4 +49,23 @@ export async function readingMultipart<T>(fileLimitBytes: number, read: () => Pr
   } catch (e) {
     throw multipartError(e, fileLimitBytes);
   }
+}
+
+/** Reads a part nobody wants to its end, so that the parts after it (and the request's end) arrive. */
+export async function discardPart(file: Readable): Promise<void> {
+  file.resume();
+  await finished(file);
+}
+
+/**
+ * A multipart request answered before its body was read to the end (a limit
+ * hit, a refusal before reading) leaves the rest in the socket, unread: on a
+ * keep-alive connection the next request waits behind it until the socket
+ * times out. Those answers close the connection instead; a client opens a
+ * new one for its next request.
+ */
+export function closeUnreadUploads(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete && request.isMultipart()) reply.header('connection', 'close');
+  });
 }

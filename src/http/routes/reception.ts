@@ -6,7 +6,7 @@ import { Uuid } from '../../engine/schema-types.js';
 import { getReceivedEcf, InboundSettings, issueReceiverSeed, listReceivedEcf, PagedReceivedEcf, ReceivedEcfView, ReceivedListQuery, setInboundSettings, validateReceiverSeed } from '../../engine/reception/index.js';
 import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/heavy.js';
 import { problems } from '../problem.js';
-import { readingMultipart } from './multipart-errors.js';
+import { discardPart, readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';
 import { isDefect } from '../../engine/xml/index.js';
 
@@ -43,15 +43,24 @@ function plainError(error: FastifyError | Error, request: FastifyRequest, reply:
   return reply.status(status).type('text/plain; charset=utf-8').send(text);
 }
 
-/** The one `xml` file of a multipart upload. */
+/**
+ * The one `xml` file of a multipart upload. Every part is read to its end, a
+ * misnamed one too: a refusal sent while the body is still arriving left the
+ * rest unread on a keep-alive connection, and the next request there hung
+ * behind it (issue 32, point 14).
+ */
 async function readXml(request: FastifyRequest): Promise<{ xml: Buffer; fileName: string | null }> {
   const missing = () => new ValidationError([{ path: 'xml', code: 'Receiver.XmlRequired', message: 'Send the document as multipart/form-data with one file part named xml.' }]);
   if (!request.isMultipart()) throw missing();
   return readingMultipart(MAX_RECEIVED_BYTES, async () => {
-    const part = await request.file({ limits: { fileSize: MAX_RECEIVED_BYTES } });
-    if (!part || part.fieldname.toLowerCase() !== 'xml') throw missing();
-    const xml = await part.toBuffer();
-    return { xml, fileName: part.filename || null };
+    let upload: { xml: Buffer; fileName: string | null } | undefined;
+    // One file part at most (the app's multipart limits): any other is read and dropped.
+    for await (const part of request.parts({ limits: { fileSize: MAX_RECEIVED_BYTES } })) {
+      if (part.type === 'file' && part.fieldname.toLowerCase() === 'xml') upload = { xml: await part.toBuffer(), fileName: part.filename || null };
+      else if (part.type === 'file') await discardPart(part.file);
+    }
+    if (!upload) throw missing();
+    return upload;
   });
 }
 

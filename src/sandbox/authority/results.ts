@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { STATUS } from '../judge/verdicts.js';
 import { usedKey } from '../state.js';
-import { lowerKeys, usStyle, wireMessage } from '../wire.js';
+import { lowerKeys, usStyle, wireAmount, wireMessage } from '../wire.js';
 import { bearerGuard, type AuthorityServiceOptions } from './bearer.js';
 
 /**
@@ -9,6 +9,7 @@ import { bearerGuard, type AuthorityServiceOptions } from './bearer.js';
  * a trackId (consultaresultado), the trackIds of an e-NCF
  * (consultatrackids), and the status of an e-NCF with its facts
  * (consultaestado). A scripted "En Proceso" is spent by result queries.
+ * The RFCE's own query (consultarfce) is in rfce.ts.
  */
 export const resultsService: FastifyPluginAsync<AuthorityServiceOptions> = async (app, { sandbox, environment }) => {
   const { authorized, unauthorized } = bearerGuard(sandbox, environment);
@@ -79,8 +80,8 @@ export const resultsService: FastifyPluginAsync<AuthorityServiceOptions> = async
       estado: found.verdict.status,
       rncEmisor: found.rnc,
       ncfElectronico: found.encf,
-      montoTotal: found.facts.totalAmount,
-      totalITBIS: found.facts.totalItbis,
+      montoTotal: wireAmount(found.facts.totalAmount),
+      totalITBIS: wireAmount(found.facts.totalItbis),
       fechaEmision: found.facts.issuedOn,
       fechaFirma: found.facts.signedAt,
       rncComprador: found.facts.buyerRnc,

@@ -96,7 +96,7 @@ describe('Norma 10-07 totals', () => {
     const r = validate(
       telecomInvoice(
         [
-          { ...plan, additionalTaxes: [CDT, { ...TELECOM_ISC, otros: '100.00' }] },
+          { ...plan, additionalTaxes: [CDT, { ...TELECOM_ISC, otros: '101.01' }] },
           { ...plan, additionalTaxes: [{ ...CDT, rate: '3' }] },
           { ...plan, priceIncludesTax: false },
           exempt,
@@ -113,12 +113,51 @@ describe('Norma 10-07 totals', () => {
       expect.arrayContaining([
         'globalAdjustments[0].kind Ecf.InvalidValue',
         'globalAdjustments[1].affectsItbisRate Ecf.InvalidValue',
-        'lines[0].additionalTaxes[1].otros Ecf.FieldNotAllowed',
+        'lines[0].additionalTaxes[1].otros Ecf.InvalidValue',
         'lines[1].additionalTaxes[0].rate Ecf.InvalidValue',
         'lines[2].priceIncludesTax Ecf.InvalidValue',
         'lines[3].additionalTaxes[0].code Ecf.InvalidValue',
       ]),
     );
+  });
+
+  it('takes the 002 and 004 amounts a client sends when they are the ones computed here, within the 1.00 a line allows', () => {
+    const lines = [
+      // 4,499.97 ÷ 1.30 = 3,461.5153…: 002 = 69.2303… → 69.23, 004 = 346.1515… → 346.15
+      { name: 'Internet residencial', kind: 'service', quantity: 3, unitPrice: '1499.99', additionalTaxes: [{ ...CDT, otros: '69.23' }, { ...TELECOM_ISC, otros: '346.15' }] },
+      // 250.00 ÷ 1.20 = 208.333…: 002 = 4.1666… → 4.17, sent 0.99 off, inside the tolerance
+      { name: 'Larga distancia', kind: 'service', quantity: 1, unitPrice: '250.00', additionalTaxes: [{ ...CDT, otros: '5.16' }] },
+      // No amount: computed here, as before.
+      { ...plan, additionalTaxes: [CDT, TELECOM_ISC] },
+    ];
+    const { signed, schema } = issueValid(telecomInvoice(lines, [{ line: 1, amount: '100.00', norm1007: true }]));
+    expect(schema.errors).toEqual([]);
+    // The XML carries the amounts computed per set of taxes (the header sums them): declared amounts are compared, never substituted.
+    // 002 = (3,461.52 + 1,000.00 + 208.33) × 0.02 = 93.397 → 93.40; 004 = (3,461.52 + 1,000.00) × 0.10 = 446.152 → 446.15
+    expect(taxAmount(signed.xml, '002')).toEqual(['2.00', '93.40']);
+    expect(taxAmount(signed.xml, '004')).toEqual(['10.00', '446.15']);
+  });
+
+  it('refuses a 002 or 004 amount that differs from the computed one by more than 1.00, naming the field and the expected value', () => {
+    const r = validate(
+      telecomInvoice(
+        [
+          { ...plan, additionalTaxes: [{ ...CDT, otros: '21.01' }, { ...TELECOM_ISC, otros: '120.00' }] },
+          { ...plan, additionalTaxes: [{ ...CDT, otros: '18.99' }, { ...TELECOM_ISC, otros: '99.00' }] },
+        ],
+        [{ line: 1, amount: '100.00', norm1007: true }],
+      ),
+    );
+    expect(r.document).toBeNull();
+    expect(r.errors.map((e) => `${e.path} ${e.code}`)).toEqual([
+      'lines[0].additionalTaxes[0].otros Ecf.InvalidValue',
+      'lines[0].additionalTaxes[1].otros Ecf.InvalidValue',
+      'lines[1].additionalTaxes[0].otros Ecf.InvalidValue',
+    ]);
+    // 1,300.00 ÷ 1.30 = 1,000.00: 002 = 20.00, 004 = 100.00 (99.00 is exactly 1.00 off: taken)
+    expect(r.errors[0]!.message).toContain('expected 20.00');
+    expect(r.errors[1]!.message).toContain('expected 100.00');
+    expect(r.errors[2]!.message).toContain('expected 20.00');
   });
 
   it('needs tax-inclusive prices and at least one telecom line', () => {

@@ -1,7 +1,7 @@
 import { Dec } from '../../money.js';
 import { ECF_CODES } from '../codes.js';
 import type { NormalizedLine } from '../model.js';
-import { checkNorm1007Payable } from '../norm1007.js';
+import { checkNorm1007Amounts, checkNorm1007Payable } from '../norm1007.js';
 import type { AdjustmentInput, ComputedDocument } from '../totals.js';
 import { AMOUNT_LIMIT as LIMIT, RATE_LABEL, type SectionNotices } from './notices.js';
 import { decimal, obj, type Obj } from './readers.js';
@@ -29,6 +29,7 @@ export function checkComputed(
     }
   });
   checkNorm1007Payable(n.error, adjustments, computed);
+  checkNorm1007Amounts(n.error, lines, adjustments, computed);
   checkComputedTotals(n, p, computed, adjustments);
 }
 
