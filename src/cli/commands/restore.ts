@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
+import { heldText } from '../restore-render.js';
 
 export default class Restore extends EcfCommand {
   static override description =
@@ -26,6 +27,7 @@ export default class Restore extends EcfCommand {
       `restored into ${result.dataDir}${result.store === 'postgres' ? ` (its PostgreSQL database; every table compared, ${result.documentsVerified} signed e-CF hashed again)` : ''}: backup of ${result.createdAt}, ${(result.databaseBytes / 2 ** 20).toFixed(1)} MiB database, ` +
         `${result.secrets} secrets now in the ${result.secretStore} store${result.migrated.length ? `; migrated ${result.migrated.join(', ')}` : ''}`,
     );
+    this.log(heldText(result.rangesHeld));
     return result;
   }
 }

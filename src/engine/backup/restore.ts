@@ -15,6 +15,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { sha256Of } from './backup.js';
 import { readHeader, unseal, type SealedSecrets } from './format.js';
 import { repointSecrets } from './secret-refs.js';
+import { holdRestoredRanges, type RangesHeld } from './ranges-held.js';
 
 export interface RestoreResult {
   readonly dataDir: string;
@@ -31,6 +32,8 @@ export interface RestoreResult {
   readonly migrated: readonly string[];
   /** On PostgreSQL: signed e-CF whose bytes were hashed again in the restored database and matched. */
   readonly documentsVerified?: number;
+  /** Every e-NCF range is held until its next number is known unused (ranges-held.ts). */
+  readonly rangesHeld: RangesHeld;
 }
 
 export interface RestoreOptions {
@@ -75,7 +78,8 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     const engine = await openEngine({ dataDir, databaseUrl: null, migrate: false, ...clock });
     try {
       const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
-      return { ...base, store: 'sqlite', migrated, ...(await restoreSecrets(engine, sealed)) };
+      const rangesHeld = await holdRestoredRanges(engine);
+      return { ...base, store: 'sqlite', migrated, rangesHeld, ...(await restoreSecrets(engine, sealed)) };
     } finally {
       await engine.close();
     }
@@ -101,8 +105,9 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
+    const rangesHeld = await holdRestoredRanges(target);
     ensureSecretStoreKey(dataDir);
-    return { ...base, store: 'postgres', migrated, documentsVerified, ...(await restoreSecrets(target, sealed)) };
+    return { ...base, store: 'postgres', migrated, documentsVerified, rangesHeld, ...(await restoreSecrets(target, sealed)) };
   } finally {
     await target.close();
   }
