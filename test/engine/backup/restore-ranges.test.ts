@@ -13,6 +13,7 @@ import { setSetting } from '../../../src/engine/settings/settings.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { drive } from '../submission/harness.js';
 import { codeOf } from './code-of.js';
+import { cliFor } from '../../cli-runner.js';
 import { STORE, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
 
 /**
@@ -146,5 +147,30 @@ describe(`e-NCF ranges after a restore on ${STORE}`, () => {
     expect(await confirmRangeAfterRestore(copy, tenant.id, range.id)).toMatchObject({ wasHeld: false });
     expect((await issueOn(copy, invoice31())).encf).toBe('E310000000002');
     expect(await codeOf(issueOn(copy, consumo))).toBe('Sequence.UnverifiedAfterRestore');
+  });
+
+  it('ecf restore says the ranges are held and what to run; ecf sequence verify asks the sandbox and releases them', { timeout: 120_000 }, async () => {
+    const { engine, tenant, issueOn } = await live();
+    await issueOn(engine, invoice31());
+    await drive(engine, engine.clock);
+    const file = join(tempDir(), 'nightly.ecfbak');
+    await backupDataDir(engine, file, PASSPHRASE);
+    await issueOn(engine, invoice31());
+    await drive(engine, engine.clock);
+
+    const target = testDataDir('ecf-cli-restored-');
+    const cli = cliFor(target);
+    const restoredRun = await cli.ecf(['restore', file, '--passphrase-stdin'], PASSPHRASE);
+    expect(restoredRun.code, restoredRun.stderr).toBe(0);
+    expect(restoredRun.stdout).toContain('Held all 10 e-NCF range(s)');
+    expect(restoredRun.stdout).toContain(`ecf sequence verify --tenant ${tenant.id} --env test`);
+    expect(restoredRun.stdout).toContain('ecf sequence next');
+
+    const checks = await cli.json<{ type: number; outcome: string; restoredNext: number; next: number }[]>(['sequence', 'verify', '--tenant', tenant.id, '--env', 'test', '--lookahead', '3']);
+    expect(checks.map((c) => c.outcome)).toEqual(Array(10).fill('verified'));
+    expect(checks.find((c) => c.type === 31)).toMatchObject({ restoredNext: 2, next: 3 });
+    const copy = await openEngine({ dataDir: target, clock: engine.clock });
+    closing.push(copy);
+    expect((await issueOn(copy, invoice31())).encf).toBe('E310000000003');
   });
 });
