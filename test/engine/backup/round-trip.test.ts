@@ -176,7 +176,7 @@ async function expectSame(dataDir: string, clock: ManualClock, expected: { rows:
 }
 
 describe(`backup round trip on ${STORE}`, () => {
-  it('restores every row of every table, every secret and every signed document as they were; refuses a wrong passphrase and a store in use, changing nothing', async () => {
+  it('restores every row of every table, every secret and every signed document as they were; refuses a wrong passphrase and a store in use, changing nothing', { timeout: 120_000 }, async () => {
     const { engine, tenant } = await populated();
     const expected = { rows: await everyRow(engine), secrets: await secretsOf(engine), documents: await signedDocuments(engine, engine.clock.now()) };
     // What the round trip must carry is there: accepted e-CF, an RFCE, a received e-CF with its ARECF and ACECF, pending work and deliveries.
