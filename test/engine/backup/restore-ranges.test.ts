@@ -6,6 +6,7 @@ import type { ManualClock } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { openEngine, type Engine } from '../../../src/engine/engine.js';
 import { EngineError } from '../../../src/engine/errors.js';
+import { annulSequences } from '../../../src/engine/sequences/annulments.js';
 import { confirmRangeAfterRestore } from '../../../src/engine/sequences/restore-hold.js';
 import { verifyRangesAfterRestore } from '../../../src/engine/sequences/restore-check.js';
 import { ensureSecretStoreKey } from '../../../src/engine/secrets/key-file.js';
@@ -120,6 +121,27 @@ describe(`e-NCF ranges after a restore on ${STORE}`, () => {
     expect(restoredStatuses.E320000000003).toBe('accepted');
     const used = [...Object.keys(liveStatuses), ...again.map((e) => e.encf)];
     expect(new Set(used).size).toBe(used.length);
+  });
+
+  it('steps over numbers annulled before the backup without asking, as issuing does, and leaves no annulled number counted ahead', async () => {
+    const { engine, tenant, issueOn } = await live();
+    for (let i = 1; i <= 3; i++) await issueOn(engine, invoice31({ internalNumber: `FAC-${i}` }));
+    const annulled = await annulSequences(engine, tenant.id, { environment: 'test', reason: 'Talonario dañado', lines: [{ type: 31, series: 'E', rangeFrom: 5, rangeTo: 6 }] });
+    expect(annulled.status).toBe('voided');
+    await drive(engine, engine.clock);
+    const file = join(tempDir(), 'nightly.ecfbak');
+    await backupDataDir(engine, file, PASSPHRASE);
+    const after = [];
+    for (let i = 4; i <= 6; i++) after.push((await issueOn(engine, invoice31({ internalNumber: `FAC-${i}` }))).encf);
+    expect(after).toEqual(['E310000000004', 'E310000000007', 'E310000000008']);
+    await drive(engine, engine.clock);
+
+    const { engine: copy } = await restored(file, engine.clock);
+    const checks = await verifyRangesAfterRestore(copy, tenant.id, { environment: 'test', lookahead: 3 });
+    expect(checks.find((c) => c.type === 31)).toMatchObject({ outcome: 'verified', restoredNext: 4, next: 9, known: 3, unknownSkipped: [] });
+    const range = await copy.db.selectFrom('sequence_ranges').select(['next', 'annulled_ahead']).where('type', '=', 31).executeTakeFirstOrThrow();
+    expect(range).toEqual({ next: 9, annulled_ahead: 0 });
+    expect((await issueOn(copy, invoice31())).encf).toBe('E310000000009');
   });
 
   it('keeps a range held when the authority cannot be asked, and says what to run; a confirmed range issues again', async () => {
