@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
+import { heldText } from '../restore-render.js';
 
 export default class Restore extends EcfCommand {
   static override description =
@@ -28,6 +29,7 @@ export default class Restore extends EcfCommand {
     );
     // Said, since the file now decides which store every later command in this directory opens.
     if (result.databaseUrlRecorded) this.log(`${result.dataDir}/database-url now names that PostgreSQL database: later commands here open it without ECF_DATABASE_URL`);
+    this.log(heldText(result.rangesHeld));
     return result;
   }
 }

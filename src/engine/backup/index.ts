@@ -3,4 +3,5 @@
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
 export { backupDataDir } from './backup.js';
 export { restoreDataDir } from './restore.js';
+export type { RangesHeld } from './ranges-held.js';
 export { copyStore } from './copy-store.js';

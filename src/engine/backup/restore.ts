@@ -15,6 +15,7 @@ import type { BackupManifest } from './contents.js';
 import { extractAtomically, openBackup } from './format.js';
 import { repointSecrets } from './secret-refs.js';
 import { recordDatabaseUrl, refuseOtherDatabaseUrl } from './database-url-file.js';
+import { holdRestoredRanges, type RangesHeld } from './ranges-held.js';
 
 export interface RestoreResult {
   readonly dataDir: string;
@@ -35,6 +36,8 @@ export interface RestoreResult {
   readonly documentsVerified?: number;
   /** On PostgreSQL: the data directory's database-url file was written, so later commands find the store without ECF_DATABASE_URL. */
   readonly databaseUrlRecorded?: boolean;
+  /** Every e-NCF range is held until its next number is known unused (ranges-held.ts). */
+  readonly rangesHeld: RangesHeld;
 }
 
 export interface RestoreOptions {
@@ -78,7 +81,8 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     const engine = await openEngine({ dataDir, databaseUrl: null, migrate: false, ...clock });
     try {
       const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
-      return { ...base, store: 'sqlite', migrated, ...(await restoreSecrets(engine, manifest)) };
+      const rangesHeld = await holdRestoredRanges(engine);
+      return { ...base, store: 'sqlite', migrated, rangesHeld, ...(await restoreSecrets(engine, manifest)) };
     } finally {
       await engine.close();
     }
@@ -105,9 +109,10 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
+    const rangesHeld = await holdRestoredRanges(target);
     ensureSecretStoreKey(dataDir);
     const secrets = await restoreSecrets(target, manifest);
-    return { ...base, store: 'postgres', migrated, documentsVerified, ...secrets, databaseUrlRecorded: recordDatabaseUrl(dataDir, url) };
+    return { ...base, store: 'postgres', migrated, documentsVerified, rangesHeld, ...secrets, databaseUrlRecorded: recordDatabaseUrl(dataDir, url) };
   } finally {
     await target.close();
   }

@@ -15,6 +15,7 @@ import { prepared } from '../store/prepared.js';
 import type { Environment } from '../schema-types.js';
 import { requireTenant } from '../tenants/lookup.js';
 import { check } from '../validation.js';
+import { heldAfterRestore } from './restore-hold.js';
 import { AddRangeInput, AllocateBody, type AllocatedSequence, type SequenceRangeView } from './schemas.js';
 
 type Row = Selectable<SequenceRangesTable>;
@@ -94,6 +95,7 @@ export async function addRange(engine: Engine, input: unknown): Promise<Sequence
       active: 1,
       created_at: engine.clock.now().toISOString(),
       annulled_ahead: 0,
+      unverified_since: null,
     };
     await tx.insertInto('sequence_ranges').values(row).execute();
     return row;
@@ -170,6 +172,7 @@ export async function allocateIn(
       `No active, unexpired e-NCF range of type ${type} has numbers left in ${environment}; load one with \`ecf sequence add\`.`,
     );
   }
+  if (range.unverified_since !== null) throw heldAfterRestore(range);
   const sequential = range.next;
   const moved =
     range.annulled_ahead > 0 ? await skipAnnulled(tx, range.id, sequential + 1, range.annulled_ahead) : { next: sequential + 1, annulledAhead: 0 };

@@ -131,6 +131,8 @@ export interface SequenceRangesTable {
   created_at: string;
   /** Annulled numbers above `next`; the allocator skips them (0008-annulments). */
   annulled_ahead: number;
+  /** Set by a restore until the next number is known unused; the range hands out nothing meanwhile (0016). */
+  unverified_since: string | null;
 }
 
 export interface EcfTable {

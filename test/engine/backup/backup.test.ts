@@ -14,6 +14,7 @@ import { codeOf } from './code-of.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { cliFor } from '../../cli-runner.js';
+import { confirmRangeAfterRestore } from '../../../src/engine/sequences/restore-hold.js';
 import { STORE, TEST_SERVER_URL, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
 import { databaseUrl, freshDatabaseName } from '../../postgres.js';
 
@@ -84,6 +85,9 @@ describe(`backup and restore on ${STORE}`, () => {
       // One snapshot: the range pointer stands exactly after the last e-NCF stored with it.
       const range = await copy.db.selectFrom('sequence_ranges').selectAll().where('id', '=', ecf[0]!.sequence_range_id!).executeTakeFirstOrThrow();
       expect(range.next - range.range_from).toBe(ecf.length);
+      // A restore holds every range (issue 32, point 7); nothing was issued after this backup, so the operator confirms it.
+      expect(await codeOf(issue(copy, tenant.id, 1000))).toBe('Sequence.UnverifiedAfterRestore');
+      await confirmRangeAfterRestore(copy, tenant.id, range.id);
       // The certificate came back through the sealed secrets: the copy signs.
       const next = await issue(copy, tenant.id, 1000);
       expect(next.created).toBe(true);
@@ -128,7 +132,7 @@ describe(`backup and restore on ${STORE}`, () => {
     // On PostgreSQL the target data directory's database-url names a database that does not exist yet.
     const target = testDataDir('ecf-cli-restored-');
     const restored = await cliFor(target).json(['restore', file, '--passphrase-stdin'], PASSPHRASE);
-    expect(restored).toMatchObject({ from: STORE, store: STORE, secrets: 1, secretStore: 'file' });
+    expect(restored).toMatchObject({ from: STORE, store: STORE, secrets: 1, secretStore: 'file', rangesHeld: { count: 10 } });
     // What was restored is checked in-process: each run of the binary costs seconds on a busy machine.
     const copy = await reopen(target);
     try {

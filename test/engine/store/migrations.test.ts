@@ -43,7 +43,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   },
   sequence_ranges: {
     id: true, tenant_id: true, environment: true, type: true, series: true, range_from: true, range_to: true, next: true,
-    expires_on: true, active: true, created_at: true, annulled_ahead: true,
+    expires_on: true, active: true, created_at: true, annulled_ahead: true, unverified_since: true,
   },
   ecf: {
     id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,

@@ -1,0 +1,61 @@
+import type { Selectable } from 'kysely';
+import type { Engine } from '../engine.js';
+import { EngineError, notFound } from '../errors.js';
+import { encfOf } from '../documents/encf.js';
+import type { Db, Tx } from '../store/database.js';
+import type { SequenceRangesTable } from '../store/schema.js';
+
+/**
+ * Ranges held after a restore (issue 32, point 7). A backup is a moment in
+ * the past: the store it came from may have issued, and the authority
+ * accepted, numbers above the restored pointers. So a restore holds every
+ * range, and a held range hands out nothing until its next number is known
+ * unused: by the authority check (`ecf sequence verify`, restore-check.ts)
+ * or by an operator who knows it.
+ */
+
+type Range = Pick<Selectable<SequenceRangesTable>, 'id' | 'tenant_id' | 'environment' | 'type' | 'series' | 'range_from' | 'range_to' | 'next'>;
+
+/** Holds every range of the store; called by a restore once the restored rows are in place. Returns how many. */
+export async function holdRangesAfterRestore(db: Db | Tx, now: Date): Promise<number> {
+  const held = await db.updateTable('sequence_ranges').set({ unverified_since: now.toISOString() }).returning('id').execute();
+  return held.length;
+}
+
+/** The command that runs the authority check for this range's tenant and environment. */
+export const verifyCommandFor = (range: Pick<Range, 'tenant_id' | 'environment'>): string =>
+  `ecf sequence verify --tenant ${range.tenant_id} --env ${range.environment}`;
+
+/** What an allocation from a held range answers: which range, why, and what to run. */
+export function heldAfterRestore(range: Range): EngineError {
+  return new EngineError(
+    'conflict',
+    'Sequence.UnverifiedAfterRestore',
+    `The e-NCF range ${range.range_from}–${range.range_to} of type ${range.type} in ${range.environment} (range ${range.id}) came back from a backup and issues nothing ` +
+      `until its next number, ${encfOf(range.series, range.type, range.next)}, is known unused: the store the backup was taken from may have used it. ` +
+      `Run \`${verifyCommandFor(range)}\` to ask the tax authority and move past the numbers it knows, ` +
+      'or, if you know the next unused number yourself, set it with `ecf sequence next`.',
+  );
+}
+
+/**
+ * Clears the hold of one range without asking the authority and without
+ * moving its pointer: the operator states that its next number is unused.
+ * Only the flag: moving a range's next number is the operator command of
+ * issue 32 point 3 (`ecf sequence next`), which should call this when it
+ * sets a held range's next number (join the two at merge).
+ */
+export async function confirmRangeAfterRestore(engine: Engine, tenantId: string, rangeId: string): Promise<{ readonly rangeId: string; readonly next: number; readonly wasHeld: boolean }> {
+  const cleared = await engine.db
+    .updateTable('sequence_ranges')
+    .set({ unverified_since: null })
+    .where('id', '=', rangeId)
+    .where('tenant_id', '=', tenantId)
+    .where('unverified_since', 'is not', null)
+    .returning(['id', 'next'])
+    .executeTakeFirst();
+  if (cleared) return { rangeId: cleared.id, next: cleared.next, wasHeld: true };
+  const range = await engine.db.selectFrom('sequence_ranges').select(['id', 'next']).where('id', '=', rangeId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (!range) throw notFound('e-NCF range', 'Sequence.NotFound');
+  return { rangeId: range.id, next: range.next, wasHeld: false };
+}
