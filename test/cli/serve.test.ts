@@ -51,5 +51,6 @@ describe('ecf serve', () => {
       first.child.kill('SIGTERM');
     }
     expect(await first.exited).toBe(0);
-  });
+    // Two processes start here, each opening the store (on PostgreSQL, creating its own database first).
+  }, 120_000);
 });
