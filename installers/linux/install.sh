@@ -14,6 +14,9 @@
 #   - /var/lib/ecf, the data directory, owned by ecf, mode 700;
 #   - /etc/ecf/ecf.env (kept if present): ECF_DATA_DIR and the serve flags;
 #   - /etc/systemd/system/ecf.service, enabled (and started);
+#   - /etc/systemd/system/ecf-backup.service and ecf-backup.timer (a nightly `ecf backup` into
+#     /var/backups/ecf, owned by ecf, mode 700), the timer enabled once /etc/ecf/backup-passphrase
+#     (root only, mode 600: the passphrase that seals the backups) exists;
 #   - /usr/local/bin/ecf, for people: it runs the CLI as the service user on the same
 #     data directory, so members of the group `ecf` can use it
 #     (sudo usermod -aG ecf ana), through /etc/sudoers.d/ecf;
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
     --from) from="$2"; shift 2 ;;
     --root) root="$2"; shift 2 ;;
     --no-start) start=no; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -81,6 +84,11 @@ mkdir -p "$root$data"
 chown "$uid:$gid" "$root$data"
 chmod 700 "$root$data"
 
+# ---- the backups ----
+mkdir -p "$root/var/backups/ecf"
+chown "$uid:$gid" "$root/var/backups/ecf"
+chmod 700 "$root/var/backups/ecf"
+
 # ---- settings ----
 mkdir -p "$root/etc/ecf"
 if [ ! -e "$root/etc/ecf/ecf.env" ]; then
@@ -93,10 +101,13 @@ ENV
 fi
 chmod 644 "$root/etc/ecf/ecf.env"
 
-# ---- the unit ----
+# ---- the units ----
 mkdir -p "$root/etc/systemd/system"
-cp "$from/installers/linux/ecf.service" "$root/etc/systemd/system/ecf.service"
-chmod 644 "$root/etc/systemd/system/ecf.service"
+for unit in ecf.service ecf-backup.service ecf-backup.timer; do
+  cp "$from/installers/linux/$unit" "$root/etc/systemd/system/$unit"
+  chmod 644 "$root/etc/systemd/system/$unit"
+done
+[ ! -e "$root/etc/ecf/backup-passphrase" ] || chmod 600 "$root/etc/ecf/backup-passphrase"
 
 # ---- the CLI for people ----
 mkdir -p "$root/usr/local/bin" "$root/etc/sudoers.d"
@@ -122,6 +133,12 @@ if [ -n "$root" ]; then
     mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
     ln -sf /etc/systemd/system/ecf.service "$root/etc/systemd/system/multi-user.target.wants/ecf.service"
   }
+  if [ -e "$root/etc/ecf/backup-passphrase" ]; then
+    systemctl --root="$root" enable ecf-backup.timer >/dev/null 2>&1 || {
+      mkdir -p "$root/etc/systemd/system/timers.target.wants"
+      ln -sf /etc/systemd/system/ecf-backup.timer "$root/etc/systemd/system/timers.target.wants/ecf-backup.timer"
+    }
+  fi
   echo "installed into $root (files only; the service was not started)"
   exit 0
 fi
@@ -134,5 +151,12 @@ if [ "$start" = yes ]; then
 else
   systemctl enable ecf.service
   echo "ecf is installed and enabled; start it with: systemctl start ecf"
+fi
+if [ -e /etc/ecf/backup-passphrase ]; then
+  systemctl enable --now ecf-backup.timer
+  echo "nightly backups: /var/backups/ecf (systemctl list-timers ecf-backup)"
+else
+  echo "nightly backups: write their passphrase to /etc/ecf/backup-passphrase (sudo install -m 600 /dev/stdin /etc/ecf/backup-passphrase),"
+  echo "  keep a copy of it off this machine, then: sudo systemctl enable --now ecf-backup.timer"
 fi
 echo "people who use the ecf command: sudo usermod -aG ecf NAME (then log in again)"

@@ -9,6 +9,8 @@ import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/index.js';
 import { registerAccess } from './access.js';
 import { registerJsonBody } from './json-body.js';
 import { registerDraining } from './draining.js';
+import { registerRequestContext } from './request-context.js';
+import { noteProblem } from './logging.js';
 import { EngineError } from '../engine/errors.js';
 import { ProblemDetails, ValidationProblemDetails, problemFor } from './problem.js';
 import { validatorCompiler } from './validation.js';
@@ -75,6 +77,7 @@ export async function ecfApi(app: FastifyInstance, options: { readonly engine: E
   registerJsonBody(app);
   app.addSchema(ProblemDetails);
   app.addSchema(ValidationProblemDetails);
+  registerRequestContext(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -91,10 +94,12 @@ export async function ecfApi(app: FastifyInstance, options: { readonly engine: E
     }
     if (problem.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
     else if (isDefect(error)) request.log.error({ err: error, reqId: request.id }, 'defect: a document built here failed its schema');
+    noteProblem(reply, problem.body);
     return reply.status(problem.status).type('application/problem+json').send(problem.body);
   });
   app.setNotFoundHandler((request, reply) => {
     const problem = problemFor(new EngineError('not_found', 'Http.RouteNotFound', `No route ${request.method} ${request.url.split('?')[0]}.`), request.url, request.id);
+    noteProblem(reply, problem.body);
     return reply.status(problem.status).type('application/problem+json').send(problem.body);
   });
 
@@ -160,6 +165,7 @@ export async function buildApp(options: AppOptions) {
       reply.header('x-request-id', request.id);
       if (RECEIVER_PATH.test(url)) return reply.status(400).type('text/plain; charset=utf-8').send(`${error.message}\n`);
       const problem = problemFor(error, url, request.id);
+      noteProblem(reply, problem.body);
       return reply.status(problem.status).type('application/problem+json').send(problem.body);
     },
     // A request Node's parser cannot read (cut off, bad chunking, headers too large, a stalled

@@ -82,6 +82,30 @@ function requestSerializer(req: RequestLike) {
   };
 }
 
+/** The problem each reply answered with, kept for its response line (the reply is gone with its request). */
+const problems = new WeakMap<object, { readonly code: string; readonly fields?: readonly string[] }>();
+/** Field errors named on a response line, at most: the line stays short, the problem body has them all. */
+const MAX_FIELDS_LOGGED = 10;
+
+/**
+ * Records the problem a reply answers with (a problem body, or the code and
+ * field errors of a receiver's plain-text refusal), so its "request
+ * completed" line says why: the code, and for a validation failure the
+ * fields and rules (paths and codes only, never a value sent).
+ */
+export function noteProblem(reply: object, problem: { readonly code?: unknown; readonly fieldErrors?: unknown }): void {
+  if (typeof problem.code !== 'string') return;
+  const fieldErrors = Array.isArray(problem.fieldErrors) ? (problem.fieldErrors as { path?: unknown; code?: unknown }[]) : [];
+  const fields = fieldErrors.slice(0, MAX_FIELDS_LOGGED).map((e) => `${String(e.path)} ${String(e.code)}`);
+  problems.set(reply, { code: problem.code, ...(fields.length && { fields }) });
+}
+
+/** What a response line shows: the status code, and the problem when the answer was one. */
+function responseSerializer(reply: { statusCode?: number }) {
+  const problem = problems.get(reply);
+  return { statusCode: reply.statusCode, ...(problem && { problem: problem.code }), ...(problem?.fields && { problemFields: problem.fields }) };
+}
+
 /** pino's own error serializer (type, message, stack, cause, own fields), with URL passwords masked. */
 function errorSerializer(err: Error) {
   if (!(err instanceof Error)) return err;
@@ -125,7 +149,7 @@ export async function serverLoggerOptions(options: ServerLoggerOptions): Promise
     formatters: { level: (label: string) => ({ level: label }) },
     timestamp: stdTimeFunctions.isoTime,
     redact: { paths: [...REDACT_PATHS], censor: CENSOR },
-    serializers: { req: requestSerializer, err: errorSerializer, error: errorSerializer },
+    serializers: { req: requestSerializer, res: responseSerializer, err: errorSerializer, error: errorSerializer },
     ...(stream && { stream }),
   };
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { seedTenant, testDataDir } from '../helpers.js';
 import { startServe } from '../serve-process.js';
+import { cliFor } from '../cli-runner.js';
+import { startServeCapturing } from '../engine/log/serve-output.js';
 
 describe('ecf serve', () => {
   it('answers GET /api/v1/emitter-profile with 401 without a key and 200 with an admin_tenant key, and stops on SIGTERM', async () => {
@@ -31,4 +33,24 @@ describe('ecf serve', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
   });
+
+  it('writes its start line as JSON whatever --log-level, and refuses a port in use with a styled error and exit 6', async () => {
+    const dataDir = testDataDir();
+    const first = await startServeCapturing(dataDir, ['--log-level', 'warn', '--no-jobs']);
+    try {
+      const start = first.logLines().find((l) => typeof l.msg === 'string' && l.msg.startsWith('ecf serving '));
+      expect(start).toMatchObject({ level: 'info', address: first.base });
+      expect(first.stdout().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+
+      const port = new URL(first.base).port;
+      const second = await cliFor(dataDir).ecf(['serve', '--port', port, '--no-jobs']);
+      expect(second.code).toBe(6);
+      expect(second.stderr.trim()).toBe(`Error [Serve.PortInUse]: Port ${port} on 127.0.0.1 is already in use (another ecf serve, or another program): stop it, or pick another port with --port.`);
+      expect(second.stdout).toBe('');
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    expect(await first.exited).toBe(0);
+    // Two processes start here, each opening the store (on PostgreSQL, creating its own database first).
+  }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
@@ -122,6 +123,36 @@ describe('GET /metrics', () => {
           expect(v).not.toMatch(/^ep-|^d\d$/);
         }
       }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('ecf_build_info names the version; certificate expiry is a Unix timestamp; every series read from the store says it is cluster-wide', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const app = await buildApp({ engine });
+    try {
+      await issueEcf(engine, tenant.id, { idempotencyKey: 'cluster-1', payload: invoice31() });
+      const text = (await api(app).get('/metrics', LOCAL)).body;
+      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      expect(value(text, 'ecf_build_info', { version, node_version: process.version })).toBe(1);
+
+      const [certificate] = await engine.db.selectFrom('certificates').select('not_after').where('tenant_id', '=', tenant.id).execute();
+      expect(value(text, 'ecf_certificate_expiry_timestamp_seconds', { tenant_rnc: tenant.rnc })).toBe(Date.parse(certificate!.not_after) / 1000);
+
+      // Every node of a cluster reads the same store: these would count each e-CF once per node if summed.
+      const help = new Map([...text.matchAll(/^# HELP (\S+) (.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+      const fromStore = [
+        'ecf_issued_total', 'ecf_accepted_total', 'ecf_rejected_total', 'ecf_submission_backlog', 'ecf_submission_oldest_pending_age_seconds',
+        'ecf_contingency_active', 'ecf_taxauth_failing_seconds', 'ecf_webhook_deliveries', 'ecf_webhook_endpoints_with_deliveries',
+        'ecf_webhook_endpoint_deliveries_max', 'ecf_webhook_endpoints', 'ecf_certificate_expiry_days', 'ecf_certificate_expiry_timestamp_seconds', 'ecf_encf_remaining',
+      ];
+      for (const name of fromStore) expect(help.get(name), name).toMatch(/^Cluster-wide \(read from the shared store; every node reports the same value: aggregate with max, never sum\):/);
+      // The rest are this process's own, and none of them says cluster-wide.
+      const own = [...help.keys()].filter((name) => name.startsWith('ecf_') && !fromStore.includes(name));
+      expect(own.sort()).toEqual(['ecf_build_info', 'ecf_http_request_duration_seconds', 'ecf_store_up', 'ecf_taxauth_request_duration_seconds', 'ecf_taxauth_requests_in_flight']);
+      for (const name of own) expect(help.get(name), name).toMatch(/this process/i);
     } finally {
       await app.close();
     }

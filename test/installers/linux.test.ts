@@ -17,6 +17,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SLOW = 300_000;
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const isRoot = process.getuid?.() === 0;
+const UNITS = ['ecf.service', 'ecf-backup.service', 'ecf-backup.timer'];
 
 const run = promisify(execFile);
 let built: Promise<string> | undefined;
@@ -78,8 +79,12 @@ describe('directory build and Linux installer', () => {
     const data = statSync(join(root, 'var/lib/ecf'));
     expect(data.mode & 0o777).toBe(0o700);
     expect(data.uid).toBe(Number(user[2]));
-    expect(readFileSync(join(root, 'etc/systemd/system/ecf.service'), 'utf8')).toBe(readFileSync(join(ROOT, 'installers/linux/ecf.service'), 'utf8'));
+    for (const unit of UNITS) expect(readFileSync(join(root, 'etc/systemd/system', unit), 'utf8')).toBe(readFileSync(join(ROOT, 'installers/linux', unit), 'utf8'));
     expect(readlinkSync(join(root, 'etc/systemd/system/multi-user.target.wants/ecf.service'))).toBe('/etc/systemd/system/ecf.service');
+    // No passphrase yet: the backup timer is installed, not enabled.
+    expect(existsSync(join(root, 'etc/systemd/system/timers.target.wants/ecf-backup.timer'))).toBe(false);
+    const backups = statSync(join(root, 'var/backups/ecf'));
+    expect([backups.mode & 0o777, backups.uid]).toEqual([0o700, Number(user[2])]);
     expect(readFileSync(join(root, 'etc/ecf/ecf.env'), 'utf8')).toContain('ECF_DATA_DIR=/var/lib/ecf');
     expect(statSync(join(root, 'usr/local/bin/ecf')).mode & 0o111).not.toBe(0);
     expect(statSync(join(root, 'etc/sudoers.d/ecf')).mode & 0o777).toBe(0o440);
@@ -87,10 +92,13 @@ describe('directory build and Linux installer', () => {
     expect(execFileSync(join(root, 'opt/ecf/bin/ecf'), ['--version'], { encoding: 'utf8' })).toContain('ecf-appliance/');
 
     if (has('systemd-analyze')) {
-      // The unit as it would run in that root: its absolute paths mapped into it.
-      const unit = join(tempDir(), 'ecf.service');
-      writeFileSync(unit, readFileSync(join(root, 'etc/systemd/system/ecf.service'), 'utf8').replaceAll('/opt/ecf/', `${root}/opt/ecf/`).replaceAll('/etc/ecf/', `${root}/etc/ecf/`));
-      const verified = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+      // The units as they would run in that root: their absolute paths mapped into it.
+      const dir = tempDir();
+      for (const name of UNITS) {
+        const text = readFileSync(join(root, 'etc/systemd/system', name), 'utf8');
+        writeFileSync(join(dir, name), text.replaceAll('/opt/ecf/', `${root}/opt/ecf/`).replaceAll('/etc/ecf/', `${root}/etc/ecf/`).replaceAll('/var/backups/ecf', `${root}/var/backups/ecf`));
+      }
+      const verified = spawnSync('systemd-analyze', ['verify', ...UNITS.map((u) => join(dir, u))], { encoding: 'utf8' });
       expect(verified.status, verified.stderr).toBe(0);
       expect(verified.stderr.trim()).toBe('');
     }
@@ -102,6 +110,29 @@ describe('directory build and Linux installer', () => {
     expect(readFileSync(join(root, 'etc/ecf/ecf.env'), 'utf8')).toContain('--port 9000');
     expect(existsSync(join(root, 'opt/ecf/stale-file'))).toBe(false);
     expect(readFileSync(join(root, 'etc/passwd'), 'utf8').split('\n').filter((l) => l.startsWith('ecf:'))).toHaveLength(1);
+
+    // With the backups' passphrase in place, an install enables their timer and keeps the file root's alone.
+    writeFileSync(join(root, 'etc/ecf/backup-passphrase'), 'una frase larga de respaldo', { mode: 0o644 });
+    await install();
+    expect(readlinkSync(join(root, 'etc/systemd/system/timers.target.wants/ecf-backup.timer'))).toBe('/etc/systemd/system/ecf-backup.timer');
+    expect(statSync(join(root, 'etc/ecf/backup-passphrase')).mode & 0o777).toBe(0o600);
+  });
+
+  it.skipIf(!has('systemd-analyze'))('the service and the backup service rate under 2 in systemd-analyze security (the unit was 6.5), without what Node.js cannot run under', () => {
+    for (const name of ['ecf.service', 'ecf-backup.service']) {
+      const text = readFileSync(join(ROOT, 'installers/linux', name), 'utf8');
+      const dir = tempDir();
+      writeFileSync(join(dir, name), text);
+      const rated = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', join(dir, name)], { encoding: 'utf8' });
+      const level = /Overall exposure level for \S+: (\d+(?:\.\d+)?)/.exec(rated.stdout);
+      expect(level, rated.stdout + rated.stderr).not.toBeNull();
+      expect(Number(level![1]), `${name}\n${rated.stdout}`).toBeLessThan(2);
+      // V8 writes the machine code it compiles: with this set Node.js crashes at its first JIT.
+      expect(text).not.toMatch(/^MemoryDenyWriteExecute=(yes|true|1)/m);
+      // Without an error number a denied call kills the process (SIGSYS) instead of failing.
+      expect(text).toMatch(/^SystemCallErrorNumber=EPERM$/m);
+    }
+    expect(readFileSync(join(ROOT, 'installers/linux/ecf-backup.timer'), 'utf8')).toMatch(/^OnCalendar=.+\nPersistent=true$/m);
   });
 
   it('refuses what is not a directory build, and unknown options', () => {

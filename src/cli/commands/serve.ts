@@ -56,9 +56,10 @@ export default class Serve extends EcfCommand {
     const { flags } = await this.parse(Serve);
     // Loaded here, and only what the flags ask for: the jobs (bree) and the sandbox are a good part
     // of serve's start-up, and `--no-jobs` nodes or a production serve never use them.
-    const [{ buildApp }, { serverLoggerOptions }, { default: closeWithGrace }] = await Promise.all([
+    const [{ buildApp }, { serverLoggerOptions, logFormatOf }, { withRequestIds }, { default: closeWithGrace }] = await Promise.all([
       import('../../http/app.js'),
       import('../../http/logging.js'),
+      import('../../http/request-context.js'),
       import('close-with-grace'),
     ]);
     // Read before anything starts, so a wrong file stops serve with its reason and nothing half-started.
@@ -82,7 +83,13 @@ export default class Serve extends EcfCommand {
       throw e;
     }
     const app = await buildApp({ engine, logger, ...(https && { https: { key: https.key, cert: https.cert } }) });
-    engineLog.to(app.log);
+    // State changes made by a request carry its reqId, as the request's own lines do.
+    engineLog.to(withRequestIds(app.log));
+    // Start lines: plain text for a person at a terminal (the pretty format); in the JSON stream a
+    // JSON line like any other, written whatever --log-level (a service's "I am up" is always wanted).
+    const human = logFormatOf(flags['log-format'] as LogFormat | undefined) === 'pretty';
+    const startLog = app.log.child({}, { level: 'info' });
+    const say = (fields: object, line: string) => (human ? this.log(line) : startLog.info(fields, line));
     let address: string;
     try {
       address = await app.listen({ host: flags.host, port: flags.port });
@@ -90,7 +97,7 @@ export default class Serve extends EcfCommand {
       await app.close();
       await engine.close();
       await sandbox?.close();
-      throw e;
+      throw listenError(e, flags.host, flags.port);
     }
     let scheduler: Scheduler | undefined;
     let work: RunningWork | undefined;
@@ -159,7 +166,7 @@ export default class Serve extends EcfCommand {
           onResult: (r) => app.log.info({ watch: r.file, ok: r.ok, encf: r.encf }, describeWatchResult(r)),
           onError: (err) => app.log.error({ err }, 'watch failed'),
         });
-        this.log(`watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
+        say({ watchDir: resolve(flags.watch), tenantRnc: tenant.rnc }, `watching ${resolve(flags.watch)}/inbox for tenant ${tenant.rnc}`);
       }
     })();
     try {
@@ -170,11 +177,26 @@ export default class Serve extends EcfCommand {
       throw e;
     }
     if (https?.warning) this.warn(https.warning);
-    this.log(`ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
-    if (sandbox) this.log(`tax authority: the built-in sandbox at ${sandbox.url}${load ? ` (${describeSandboxLoad(load)})` : ''}`);
+    say({ address, dataDir: engine.dataDir }, `ecf serving ${address}/api/v1 (docs at ${address}/docs), data in ${engine.dataDir}`);
+    if (sandbox) say({ sandbox: sandbox.url }, `tax authority: the built-in sandbox at ${sandbox.url}${load ? ` (${describeSandboxLoad(load)})` : ''}`);
     // Until close-with-grace ends the process.
     await new Promise<never>(() => {});
   }
+}
+
+/** A port that cannot be had, in words that say what to do, as every other refusal of the CLI. */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') {
+    return new EngineError('unavailable', 'Serve.PortInUse', `Port ${port} on ${host} is already in use (another ecf serve, or another program): stop it, or pick another port with --port.`);
+  }
+  if (code === 'EACCES') {
+    return new EngineError('unavailable', 'Serve.PortNotAllowed', `This user may not listen on port ${port} (ports under 1024 need privileges): pick a port from 1024 up with --port.`);
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return new EngineError('validation', 'Serve.HostNotHere', `--host ${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its own addresses.`);
+  }
+  return err;
 }
 
 /** Room left under --stop-timeout for the store to close and the process to exit. */

@@ -3,7 +3,7 @@ import { signingCredentials } from '../certificates/certificates.js';
 import type { Engine } from '../engine.js';
 import type { Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { inTransaction } from '../store/database.js';
+import { afterCommit, inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
 import { multipartBody, uploadName } from '../taxauth/client.js';
 import { TaxauthError, collapseErrorBody } from '../taxauth/errors.js';
@@ -92,9 +92,25 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
   await inTransaction(engine.db, async (tx) => {
     const kept = nextAt ? await reschedule(tx, now, item, owner, { dueAt: nextAt, error: next.lastError }) : await complete(tx, item, owner);
     // A lost lease means another worker took the item over; its record wins.
-    if (kept) await tx.updateTable('received_ecf_approvals').set({ [column]: JSON.stringify(next) }).where('id', '=', approval.id).execute();
+    if (!kept) return;
+    await tx.updateTable('received_ecf_approvals').set({ [column]: JSON.stringify(next) }).where('id', '=', approval.id).execute();
+    afterCommit(tx, () => logDelivery(engine, { tenantId: approval.tenant_id, encf: approval.encf, issuerRnc: approval.issuer_rnc, target }, next));
   });
   return RECORDED;
+}
+
+/**
+ * Each attempt at an outgoing ACECF, once recorded: a refusal or the last
+ * failure at warn with the e-NCF and the reason the other side gave (what
+ * the operator must act on), a failure that will be tried again at info.
+ */
+function logDelivery(engine: Engine, about: { tenantId: string; encf: string; issuerRnc: string; target: 'issuer' | 'taxauth' }, next: ApprovalDeliveryState): void {
+  const fields = { ...about, approvalDelivery: next.status, attempt: next.attempts, ...(next.lastError && { reason: next.lastError }), ...(next.url && { url: next.url }) };
+  const to = about.target === 'issuer' ? `the issuer ${about.issuerRnc}` : 'the authority';
+  if (next.status === 'delivered') engine.log.info(fields, `commercial approval of ${about.encf} delivered to ${to}`);
+  else if (next.status === 'refused') engine.log.warn(fields, `commercial approval of ${about.encf} refused by ${to}: ${next.lastError}`);
+  else if (next.status === 'failed') engine.log.warn(fields, `commercial approval of ${about.encf} not delivered to ${to} after ${next.attempts} attempts: ${next.lastError}`);
+  else engine.log.info(fields, `commercial approval of ${about.encf} not delivered to ${to} yet (attempt ${next.attempts}, next at ${next.nextAttemptAt}): ${next.lastError}`);
 }
 
 /** Seed, signature, token at another taxpayer's optional authentication service (NOTES §10.5 step 3). */

@@ -9,7 +9,7 @@ import { Dec } from '../money.js';
 import type { Environment } from '../schema-types.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { inTransaction } from '../store/database.js';
+import { afterCommit, inTransaction } from '../store/database.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { requireTenant } from '../tenants/lookup.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
@@ -248,9 +248,15 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
   const now = engine.clock.now();
   const text = asText(upload.xml);
   const errors: FieldError[] = [];
-  const fail = (code: string, message: string): never => {
+  // The caller reads the reasons in the answer; the operator reads them in the log, with the e-NCF they concern.
+  const refuse = (encf: string | null, buyerRnc: string | null): never => {
+    const reason = errors.map((e) => e.message).join(' ');
+    engine.log.warn({ tenantId, encf, buyerRnc, approvalRefused: errors.map((e) => e.code), reason }, `commercial approval of ${encf ?? '(no eNCF)'} from ${buyerRnc ?? '(no RNCComprador)'} refused: ${reason}`);
+    throw new ValidationError(errors, reason);
+  };
+  const fail = (code: string, message: string, encf: string | null = null, buyerRnc: string | null = null): never => {
     errors.push({ path: 'xml', code, message });
-    throw new ValidationError(errors, errors.map((e) => e.message).join(' '));
+    return refuse(encf, buyerRnc);
   };
   const parsed = parseXml(text);
   if (!parsed.ok) return fail('Approval.NotWellFormed', parsed.reason);
@@ -292,7 +298,7 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
     if (fecha !== ecf.issue_date) errors.push({ path: 'xml', code: 'Approval.DateMismatch', message: `FechaEmision is not the issue date of ${encf} (${xmlDate(ecf.issue_date)}).` });
   }
   if (estado !== '1' && estado !== '2') errors.push({ path: 'xml', code: 'Approval.Estado', message: `Estado must be 1 (accepted) or 2 (rejected), not ${estado ?? '(none)'}.` });
-  if (errors.length) throw new ValidationError(errors, errors.map((e) => e.message).join(' '));
+  if (errors.length) refuse(encf, buyerRnc);
 
   const row = {
     id: newId(),
@@ -309,14 +315,22 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
   };
   return inTransaction(engine.db, async (tx) => {
     const existing = await tx.selectFrom('inbound_approvals').select('id').where('tenant_id', '=', tenantId).where('ecf_id', '=', row.ecf_id).executeTakeFirst();
-    if (existing) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`);
+    if (existing) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`, row.encf, row.buyer_rnc);
     await tx.insertInto('inbound_approvals').values(row).execute();
+    afterCommit(tx, () => logInboundDecision(engine, tenantId, row));
     const approval = inboundApprovalView(row);
     await emit(tx, now, tenantId, 'commercial_approval.received', approval);
     return { approval, replay: false };
   }).catch((e: unknown) => {
     // Two decisions at once (several writers): the unique index keeps the first.
-    if (isUniqueViolation(e)) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`);
+    if (isUniqueViolation(e)) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`, row.encf, row.buyer_rnc);
     throw e;
   });
+}
+
+/** The buyer's decision over one of this taxpayer's e-CF, once recorded: a rejection at warn, with the buyer's reason. */
+function logInboundDecision(engine: Engine, tenantId: string, row: { encf: string; buyer_rnc: string; decision: string; rejection_reason: string | null }): void {
+  const fields = { tenantId, encf: row.encf, buyerRnc: row.buyer_rnc, decision: row.decision, ...(row.rejection_reason !== null && { reason: row.rejection_reason }) };
+  if (row.decision === 'rejected') engine.log.warn(fields, `buyer ${row.buyer_rnc} rejected ${row.encf} commercially: ${row.rejection_reason ?? '(no DetalleMotivoRechazo)'}`);
+  else engine.log.info(fields, `buyer ${row.buyer_rnc} approved ${row.encf} commercially`);
 }

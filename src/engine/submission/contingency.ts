@@ -2,7 +2,7 @@ import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import { getSetting } from '../settings/settings.js';
-import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { afterCommit, inTransaction, type Db, type Tx } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
 import type { Environment } from '../schema-types.js';
 import { currentWindow, readStatusSnapshot } from '../taxauth/authority-status.js';
@@ -62,22 +62,48 @@ async function announce(tx: Tx, now: Date, active: boolean): Promise<void> {
   }
 }
 
-async function change(engine: Engine, update: (s: ContingencyState, now: Date) => ContingencyState | null): Promise<ContingencyState> {
+async function change(engine: Engine, update: (s: ContingencyState, now: Date) => ContingencyState | null, by: 'operator' | 'authority' = 'authority'): Promise<ContingencyState> {
   const now = engine.clock.now();
   return inTransaction(engine.db, async (tx) => {
     const current = await contingencyState(tx);
     const next = update(current, now);
     if (!next) return current;
     await save(tx, now, next);
-    if (next.active !== current.active) await announce(tx, now, next.active);
+    if (next.active !== current.active) {
+      await announce(tx, now, next.active);
+      afterCommit(tx, () => logSwitch(engine, current, next, by));
+    }
     return next;
   });
+}
+
+const WHY_STARTED = {
+  manual: 'the operator turned it on',
+  automatic: 'calls to the authority have failed since',
+  window: 'the authority announced a maintenance window',
+} as const;
+
+/**
+ * One line when contingency starts (warn: e-CF are signed and wait) and one
+ * when it ends (info), in the process that switched it, once its transaction
+ * has committed: what the webhooks say, for the operator's log.
+ */
+function logSwitch(engine: Engine, before: ContingencyState, after: ContingencyState, by: 'operator' | 'authority'): void {
+  const fields = { contingency: after.active ? 'started' : 'ended', by, source: after.active ? after.source : before.source, failingSince: after.failingSince ?? before.failingSince, ...(after.windowEndsAt && { windowEndsAt: after.windowEndsAt }) };
+  if (after.active) {
+    const why = after.source ? WHY_STARTED[after.source] : 'started';
+    const detail = after.source === 'automatic' ? `${why} ${after.failingSince}` : after.source === 'window' && after.windowEndsAt ? `${why}, until ${after.windowEndsAt}` : why;
+    engine.log.warn(fields, `contingency started: ${detail}; e-CF are signed and their submission waits`);
+  } else {
+    engine.log.info(fields, `contingency ended (${by === 'operator' ? 'the operator turned it off' : 'the authority answers again'}); waiting submissions resume`);
+  }
 }
 
 /** The operator's switch: `ecf contingency on|off`. */
 export function setContingency(engine: Engine, active: boolean): Promise<ContingencyState> {
   return change(engine, (s, now) =>
     s.active === active && s.source === 'manual' ? null : { active, source: active ? 'manual' : null, changedAt: now.toISOString(), failingSince: s.failingSince },
+    'operator',
   );
 }
 

@@ -71,7 +71,7 @@ export function probeTls(url: string, tls: TaxauthTls, options: ProbeOptions): P
       socket?.destroy();
       resolve(probe);
     };
-    const fail = (err: unknown) => done({ origin, ok: false, ...none, detail: explainTlsFailure(err, tls) });
+    const fail = (err: unknown) => done({ origin, ok: false, ...none, detail: explainConnectFailure(err, host, port) ?? explainTlsFailure(err, tls) });
     const timer = setTimeout(() => done({ origin, ok: false, ...none, detail: `no TLS handshake within ${options.timeoutMs} ms` }), options.timeoutMs);
     let socket: ReturnType<typeof connect> | undefined;
     try {
@@ -92,6 +92,31 @@ export function probeTls(url: string, tls: TaxauthTls, options: ProbeOptions): P
       fail(err);
     }
   });
+}
+
+/**
+ * A failure before any TLS was spoken (the name did not resolve, nothing
+ * listens, no route), in words that say so: the TLS settings played no part
+ * and changing them would not help. Null for anything else.
+ */
+export function explainConnectFailure(err: unknown, host: string, port: number): string | null {
+  const code = String((err as { code?: unknown })?.code ?? '');
+  const said = `(${code}: ${err instanceof Error ? err.message : String(err)})`;
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return `${host} does not resolve: check the host name in the taxauth.url settings and this machine's DNS (the TLS settings played no part) ${said}`;
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${host}:${port}: check the taxauth.url settings, a firewall or a proxy (no TLS was spoken) ${said}`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+      return `${host}:${port} cannot be reached from this machine: check its network, firewall or proxy (no TLS was spoken) ${said}`;
+    default:
+      return null;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { listenToTaxauthCalls, PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/index.js';
+import { buildInfo, listenToTaxauthCalls, PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/index.js';
 import { getSetting } from '../../engine/settings/index.js';
 
 /**
@@ -16,6 +16,10 @@ import { getSetting } from '../../engine/settings/index.js';
  * Each app has its own Registry (never prom-client's global one), so several
  * apps in one process (tests) do not collide. prom-client is loaded by the
  * built app, never when the CLI starts, and not before the app answers.
+ *
+ * Series read from the store are cluster-wide and say so in their help
+ * (CLUSTER_WIDE); the rest (HTTP, authority calls, build, process) are this
+ * process's own and add up over nodes.
  *
  * Labels are bounded: environment (3), e-CF type (10), status, HTTP method,
  * the route's pattern (never the raw URL), the status code, the authority's
@@ -57,21 +61,37 @@ interface Metrics {
   readonly deliveryMax: Gauge<'status'>;
   readonly endpoints: Gauge<'state'>;
   readonly certificateDays: Gauge<'tenant_rnc'>;
+  readonly certificateExpiry: Gauge<'tenant_rnc'>;
   readonly encfRemaining: Gauge<'tenant_rnc' | 'environment' | 'type'>;
 }
 
 type PromClient = typeof import('prom-client');
+
+/**
+ * Said first in the help of every series read from the store. Every node of a
+ * PostgreSQL cluster reads the same store, so each reports the cluster's
+ * number: summed over nodes it would count each e-CF once per node.
+ */
+export const CLUSTER_WIDE = 'Cluster-wide (read from the shared store; every node reports the same value: aggregate with max, never sum):';
 
 function createMetrics(client: PromClient): Metrics {
   const registry = new client.Registry();
   const registers = [registry];
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new client.Gauge<L>({ name, help, labelNames, registers });
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new client.Counter<L>({ name, help, labelNames, registers });
+  const cluster = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => gauge(name, `${CLUSTER_WIDE} ${help}`, labelNames);
+  const clusterCounter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => counter(name, `${CLUSTER_WIDE} ${help}`, labelNames);
+  // Per process, set once: which version answers, for dashboards that join on it (the usual *_build_info).
+  const build = buildInfo();
+  gauge('ecf_build_info', 'This process: always 1, labelled with the appliance version and the Node.js version it runs on', ['version', 'node_version'] as const).set(
+    { version: build.version, node_version: build.nodeVersion },
+    1,
+  );
   return {
     registry,
     http: new client.Histogram({
       name: 'ecf_http_request_duration_seconds',
-      help: 'HTTP requests served, by method, route pattern and status code',
+      help: 'HTTP requests this process served, by method, route pattern and status code',
       labelNames: ['method', 'route', 'status_code'] as const,
       buckets: DURATION_BUCKETS,
       registers,
@@ -84,25 +104,26 @@ function createMetrics(client: PromClient): Metrics {
       buckets: TAXAUTH_BUCKETS,
       registers,
     }),
-    storeUp: gauge('ecf_store_up', '1 when the store answered this scrape; the store-derived metrics are absent when 0'),
-    issued: counter('ecf_issued_total', 'e-CF issued (signed), whatever their state now', ['environment', 'type'] as const),
-    accepted: counter('ecf_accepted_total', 'e-CF the authority accepted (conditionally accepted included)', ['environment', 'type'] as const),
-    rejected: counter('ecf_rejected_total', 'e-CF the authority rejected', ['environment', 'type'] as const),
-    backlog: gauge('ecf_submission_backlog', 'e-CF signed and waiting for the authority\'s verdict', ['environment'] as const),
-    oldestPending: gauge('ecf_submission_oldest_pending_age_seconds', 'Age of the oldest e-CF waiting for its verdict; 0 when none waits'),
-    contingency: gauge('ecf_contingency_active', '1 while the platform is in contingency'),
-    failingSeconds: gauge('ecf_taxauth_failing_seconds', 'How long calls to the authority have been failing with no success; 0 when not failing'),
-    deliveries: gauge('ecf_webhook_deliveries', 'Webhook deliveries pending or dead, across endpoints', ['status'] as const),
-    deliveryEndpoints: gauge('ecf_webhook_endpoints_with_deliveries', 'Webhook endpoints with at least one delivery in the state', ['status'] as const),
-    deliveryMax: gauge('ecf_webhook_endpoint_deliveries_max', 'The most deliveries in the state at any one endpoint', ['status'] as const),
-    endpoints: gauge('ecf_webhook_endpoints', 'Webhook endpoints, enabled or disabled', ['state'] as const),
-    certificateDays: gauge('ecf_certificate_expiry_days', 'Days until the signing certificate of a tenant expires', ['tenant_rnc'] as const),
-    encfRemaining: gauge('ecf_encf_remaining', 'e-NCF left in the active, unexpired ranges of a tenant, environment and type', ['tenant_rnc', 'environment', 'type'] as const),
+    storeUp: gauge('ecf_store_up', 'This process: 1 when the store answered this scrape; the cluster-wide metrics are absent when 0'),
+    issued: clusterCounter('ecf_issued_total', 'e-CF issued (signed), whatever their state now', ['environment', 'type'] as const),
+    accepted: clusterCounter('ecf_accepted_total', 'e-CF the authority accepted (conditionally accepted included)', ['environment', 'type'] as const),
+    rejected: clusterCounter('ecf_rejected_total', 'e-CF the authority rejected', ['environment', 'type'] as const),
+    backlog: cluster('ecf_submission_backlog', 'e-CF signed and waiting for the authority\'s verdict', ['environment'] as const),
+    oldestPending: cluster('ecf_submission_oldest_pending_age_seconds', 'Age of the oldest e-CF waiting for its verdict; 0 when none waits'),
+    contingency: cluster('ecf_contingency_active', '1 while the platform is in contingency'),
+    failingSeconds: cluster('ecf_taxauth_failing_seconds', 'How long calls to the authority have been failing with no success; 0 when not failing'),
+    deliveries: cluster('ecf_webhook_deliveries', 'Webhook deliveries pending or dead, across endpoints', ['status'] as const),
+    deliveryEndpoints: cluster('ecf_webhook_endpoints_with_deliveries', 'Webhook endpoints with at least one delivery in the state', ['status'] as const),
+    deliveryMax: cluster('ecf_webhook_endpoint_deliveries_max', 'The most deliveries in the state at any one endpoint', ['status'] as const),
+    endpoints: cluster('ecf_webhook_endpoints', 'Webhook endpoints, enabled or disabled', ['state'] as const),
+    certificateDays: cluster('ecf_certificate_expiry_days', 'Whole days until the signing certificate of a tenant expires (ecf_certificate_expiry_timestamp_seconds is exact)', ['tenant_rnc'] as const),
+    certificateExpiry: cluster('ecf_certificate_expiry_timestamp_seconds', 'When the signing certificate of a tenant expires, in Unix seconds (alert on it minus time())', ['tenant_rnc'] as const),
+    encfRemaining: cluster('ecf_encf_remaining', 'e-NCF left in the active, unexpired ranges of a tenant, environment and type', ['tenant_rnc', 'environment', 'type'] as const),
   };
 }
 
 const STORE_DERIVED = (m: Metrics) =>
-  [m.issued, m.accepted, m.rejected, m.backlog, m.oldestPending, m.contingency, m.failingSeconds, m.deliveries, m.deliveryEndpoints, m.deliveryMax, m.endpoints, m.certificateDays, m.encfRemaining] as const;
+  [m.issued, m.accepted, m.rejected, m.backlog, m.oldestPending, m.contingency, m.failingSeconds, m.deliveries, m.deliveryEndpoints, m.deliveryMax, m.endpoints, m.certificateDays, m.certificateExpiry, m.encfRemaining] as const;
 
 /** Sets the store-derived metrics from one snapshot; series that vanished from the store vanish here too. */
 function apply(m: Metrics, s: StoreSnapshot, now: Date): void {
@@ -125,7 +146,10 @@ function apply(m: Metrics, s: StoreSnapshot, now: Date): void {
   }
   m.endpoints.set({ state: 'enabled' }, s.webhookEndpoints.enabled);
   m.endpoints.set({ state: 'disabled' }, s.webhookEndpoints.disabled);
-  for (const c of s.certificates) m.certificateDays.set({ tenant_rnc: c.tenantRnc }, Math.floor((Date.parse(c.notAfter) - now.getTime()) / DAY_MS));
+  for (const c of s.certificates) {
+    m.certificateDays.set({ tenant_rnc: c.tenantRnc }, Math.floor((Date.parse(c.notAfter) - now.getTime()) / DAY_MS));
+    m.certificateExpiry.set({ tenant_rnc: c.tenantRnc }, Date.parse(c.notAfter) / 1000);
+  }
   for (const r of s.encfRemaining) m.encfRemaining.set({ tenant_rnc: r.tenantRnc, environment: r.environment, type: String(r.type) }, r.remaining);
 }
 

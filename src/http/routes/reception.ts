@@ -6,6 +6,7 @@ import { Uuid } from '../../engine/schema-types.js';
 import { getReceivedEcf, InboundSettings, issueReceiverSeed, listReceivedEcf, PagedReceivedEcf, ReceivedEcfView, ReceivedListQuery, setInboundSettings, validateReceiverSeed } from '../../engine/reception/index.js';
 import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/heavy.js';
 import { problems } from '../problem.js';
+import { noteProblem } from '../logging.js';
 import { discardPart, readingMultipart } from './multipart-errors.js';
 import { validatorCompiler } from '../validation.js';
 import { isDefect } from '../../engine/xml/index.js';
@@ -39,6 +40,7 @@ function plainError(error: FastifyError | Error, request: FastifyRequest, reply:
   }
   if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'receiver error');
   else if (isDefect(error)) request.log.error({ err: error, reqId: request.id }, 'defect: a document built here failed its schema');
+  if (error instanceof EngineError) noteProblem(reply, { code: error.code, fieldErrors: error instanceof ValidationError ? error.errors : [] });
   if (status === 401) void reply.header('www-authenticate', 'Bearer');
   return reply.status(status).type('text/plain; charset=utf-8').send(text);
 }

@@ -22,6 +22,7 @@ describe('ecf serve logs', () => {
     const bearer = 'Bearer not-a-key-but-secret-0f3c9a';
     const cookie = 'session=cookie-secret-77d1';
     let id = '';
+    let issuedBy = '';
     try {
       const issued = await fetch(`${serve.base}/api/v1/ecf?api_key=${keys.emisor}`, {
         method: 'POST',
@@ -30,6 +31,7 @@ describe('ecf serve logs', () => {
       });
       expect(issued.status, await issued.clone().text()).toBeLessThan(300);
       id = ((await issued.json()) as { id: string }).id;
+      issuedBy = issued.headers.get('x-request-id')!;
       await waitUntil(async () => {
         const res = await fetch(`${serve.base}/api/v1/ecf/${id}`, { headers: { 'x-api-key': keys.consultor } });
         return ((await res.json()) as { status: string }).status === 'accepted';
@@ -41,6 +43,11 @@ describe('ecf serve logs', () => {
 
     const lines = serve.logLines();
     const all = serve.output();
+    // Nothing but JSON on stdout: the start line is a JSON line too, with its fields.
+    const written = serve.stdout().split('\n').filter((l) => l !== '');
+    expect(written.filter((l) => !l.startsWith('{'))).toEqual([]);
+    expect(lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('ecf serving '))).toMatchObject({ level: 'info', address: serve.base, dataDir });
+    expect(lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('tax authority: the built-in sandbox at'))).toMatchObject({ sandbox: expect.stringMatching(/^http/) });
     // Every line a shipper reads is JSON with a level word and a time.
     for (const line of lines) expect(line).toMatchObject({ level: expect.any(String), time: expect.any(String), msg: expect.any(String) });
 
@@ -56,6 +63,8 @@ describe('ecf serve logs', () => {
       ['submitted', 'accepted'],
     ]);
     for (const c of changes) expect(c).toMatchObject({ level: 'info', tenantId: tenant.id, encf: expect.stringMatching(/^E31\d{10}$/) });
+    // The request that issued it is named on the change it made; the background sends were no request's.
+    expect(changes.map((c) => c.reqId)).toEqual([issuedBy, undefined, undefined]);
     expect(lines.some((l) => l.msg === 'stopped')).toBe(true);
 
     for (const key of Object.values(keys)) expect(all).not.toContain(key);

@@ -8,6 +8,8 @@ export interface ServeProcess {
   readonly base: string;
   /** Everything written to stdout and stderr so far. */
   output(): string;
+  /** Everything written to stdout so far. */
+  stdout(): string;
   /** The stdout lines that are JSON log lines, parsed. */
   logLines(): Record<string, unknown>[];
   /** Resolves with the exit code (null when killed by a signal) once the process has ended. */
@@ -41,5 +43,5 @@ export async function startServeCapturing(dataDir: string, args: readonly string
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { child, base, output: () => out, logLines, exited };
+  return { child, base, output: () => out, stdout: () => stdout, logLines, exited };
 }

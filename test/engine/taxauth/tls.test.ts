@@ -82,6 +82,28 @@ describe('TLS towards the authority', () => {
     expect((await tlsChecks(engine, 'test', { ca }))[0]).toMatchObject({ hosts: ['main'], ok: true, protocol: null, detail: 'plain HTTP: no TLS to negotiate' });
   });
 
+  it('a name that does not resolve and a port where nothing listens are said as such, never blamed on the TLS settings', async () => {
+    const { engine } = await setup({ ciphers: SERVER_CIPHER });
+    // A 64-character label is no DNS name: the resolver refuses it here, without asking any server.
+    const unresolvable = `${'x'.repeat(64)}.invalid`;
+    await setSetting(engine, 'taxauth.url.test', `https://${unresolvable}/testecf`);
+    await setSetting(engine, 'taxauth.fc_url.test', `https://${unresolvable}/testecf`);
+    const [dns] = await tlsChecks(engine, 'test', { ca });
+    expect(dns).toMatchObject({ ok: false, protocol: null });
+    expect(dns!.detail).toMatch(new RegExp(`^${unresolvable} does not resolve: check the host name in the taxauth\\.url settings and this machine's DNS \\(the TLS settings played no part\\) \\(ENOTFOUND: `));
+    expect(dns!.detail).not.toMatch(/tls_min_version|tls_ciphers/);
+
+    // A port on loopback that was listening a moment ago and is closed now.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await setSetting(engine, 'taxauth.url.test', `https://127.0.0.1:${port}/testecf`);
+    await setSetting(engine, 'taxauth.fc_url.test', `https://127.0.0.1:${port}/testecf`);
+    const [refused] = await tlsChecks(engine, 'test', { ca });
+    expect(refused!.detail).toMatch(new RegExp(`^nothing accepts connections at 127\\.0\\.0\\.1:${port}: .*\\(no TLS was spoken\\) \\(ECONNREFUSED: `));
+  });
+
   it('builds a new shared Agent when the settings change, and keeps it while they do not', () => {
     const a = taxauthAgent({ minVersion: 'TLSv1.2', ciphers: null });
     expect(taxauthAgent({ minVersion: 'TLSv1.2', ciphers: null })).toBe(a);
