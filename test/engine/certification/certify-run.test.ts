@@ -137,7 +137,16 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
     const other = await sandboxSetHarness('section8');
     const foreign = await importWorkbook(h.engine, h.tenant.id, await other.workbook(2), 'other.xlsx');
     expect(foreign.generation).toBeNull();
-    expect(foreign.problems.some((p) => p.column === 'RNCEmisor' && /another taxpayer/.test(p.message))).toBe(true);
+    // Said once for the whole workbook, naming the rows, not once per row.
+    const rnc = foreign.problems.filter((p) => p.column === 'RNCEmisor');
+    expect(rnc).toEqual([
+      {
+        sheet: 'ECF, RFCE',
+        row: null,
+        column: 'RNCEmisor',
+        message: `RNCEmisor is ${other.rnc}, not this tenant's RNC ${h.rnc}: this workbook is for another taxpayer. (9 rows: ECF rows 2–9; RFCE row 2)`,
+      },
+    ]);
     expect(await loadCases(h.engine, h.tenant.id, 2)).toEqual([]);
   });
 });
