@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { importWorkbook } from '../../../src/engine/certification/import.js';
 import { runCertificationSet, type RunEvent } from '../../../src/engine/certification/run.js';
 import { loadCases } from '../../../src/engine/certification/cases.js';
-import { certificationReport } from '../../../src/engine/certification/report.js';
+import { certificationReport, reportText } from '../../../src/engine/certification/report.js';
 import { getCertification } from '../../../src/engine/certification/state.js';
 import { writeConsumoUploads } from '../../../src/engine/certification/uploads.js';
 import { tempDir } from '../../helpers.js';
@@ -52,6 +52,8 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
       expect(rfce.securityCode).toBe(c.securityCode);
     }
     expect((await getCertification(h.engine, h.tenant.id))!.pasos[2].state).toBe('done');
+    // Done on the appliance's side; the portal's counter is the word that counts.
+    expect(reportText(await certificationReport(h.engine, h.tenant.id))).toMatch(/\[x\] Paso 2: .* \(done here, confirm in the portal, /);
 
     const approvals = await importWorkbook(h.engine, h.tenant.id, await h.workbook(3), 'paso3.xlsx');
     expect(approvals.problems).toEqual([]);

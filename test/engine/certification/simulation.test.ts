@@ -7,6 +7,7 @@ import { ecfXml } from '../../../src/engine/ecf/queries.js';
 import { SIMULATION_EXAMPLES } from '../../../src/engine/certification/simulation-examples.js';
 import { SIMULATION_SLOTS } from '../../../src/engine/certification/simulation-slots.js';
 import { getCertification } from '../../../src/engine/certification/state.js';
+import { certificationReport, reportText } from '../../../src/engine/certification/report.js';
 import { listRanges } from '../../../src/engine/sequences/ranges.js';
 import { getEcf } from '../../../src/engine/ecf/queries.js';
 import { tempDir } from '../../helpers.js';
@@ -65,6 +66,13 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     const recorded = Object.values(paso4.detail!.slots as Record<string, { ids: string[] }>).flatMap((s) => s.ids);
     expect(recorded.sort()).toEqual(docs.map((d) => d.id).sort());
     expect(r.consumo).toHaveLength(4);
+
+    // `ecf certify status` shows the Paso 4 counters as the portal lays them out.
+    const status = await certificationReport(h.engine, h.tenant.id);
+    expect(status.simulation).toMatchObject({ round: 1, accepted: 25, total: 25 });
+    expect(reportText(status)).toContain(
+      'Paso 4 (round 1): 25/25 accepted; 31 4/4, 32 >=RD$250mil 2/2, 33 1/1, 34 2/2, 41 2/2, 43 2/2, 44 2/2, 45 2/2, 46 2/2, 47 2/2, 32 < RD$250mil 4/4',
+    );
   });
 
   it('with the cert ranges `ecf init` loads and no emitter profile: everything missing is told at once, nothing issued, and the `ecf sequence next` it names leads to 25/25', async () => {
