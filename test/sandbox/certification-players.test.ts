@@ -50,6 +50,11 @@ describe("the sandbox plays the authority's side of Pasos 9 and 11 against the a
     expect(played.status).toBe(200);
     expect(played.body.report).toMatchObject({ sent: 2, correct: 2, authentication: { ok: true } });
     expect(played.body.progress).toBeNull(); // no set for this RNC: the result is only in the answer
+    // The receiver's 200 carries the body known to pass the portal (APPROVAL_RECEIVED_ANSWER), not an empty one.
+    expect(played.body.report.documents.map((d: { answer: string }) => JSON.parse(d.answer))).toEqual([
+      { codigo: 'OK', estado: 'Aprobacion Comercial Aceptada', mensaje: [] },
+      { codigo: 'OK', estado: 'Aprobacion Comercial Aceptada', mensaje: [] },
+    ]);
     const approvals = await listInboundApprovals(h.engine, h.tenant.id);
     expect(approvals).toHaveLength(2);
     expect(approvals.every((a) => a.decision === 'accepted' && a.buyerRnc === '131880681')).toBe(true);

@@ -3,7 +3,7 @@
 // reads must not load these.
 export { certificationArrivals, recordArrivals } from './arrivals.js';
 export { importWorkbook } from './import.js';
-export { signPortalXmlForTenant } from './portal-xml.js';
+export { signPortalXmlForTenant, signPortalXmlWithP12 } from './portal-xml.js';
 export { renderPrintSlots, type PrintLayout } from './print-slots.js';
 export { PROBE_ISSUER_RNC, checkReceiver, probeTraces } from './receiver-check.js';
 export { runCertificationSet, type RunEvent } from './run.js';

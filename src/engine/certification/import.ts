@@ -109,7 +109,7 @@ export async function importWorkbook(engine: Engine, tenantId: string, bytes: Bu
   for (const s of specs) byKind[s.kind] = (byKind[s.kind] ?? 0) + 1;
   const uploads = specs.filter((s) => phaseOf(s.kind, s.encf, rfceEncfs) === 'upload').length;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const summary = { paso: book.paso, file: fileName, sha256, byKind, uploads, total: specs.length, problems, warnings };
+  const summary = { paso: book.paso, file: fileName, sha256, byKind, uploads, total: specs.length, problems: collapseRepeated(problems), warnings: collapseRepeated(warnings) };
   if (problems.length > 0 || specs.length === 0) {
     if (specs.length === 0 && problems.length === 0) problems.push({ sheet: book.paso === 2 ? 'ECF' : 'ACEECF_Generadas', row: null, message: 'the workbook has no cases.' });
     return { ...summary, generation: null, kept: [] };
@@ -215,6 +215,39 @@ async function keptConsumo(tx: Tx, tenantId: string, before: number, specs: read
     carried.set(`ecf32|${ecf32.encf}`, { state: 'upload', xml: ecf32.xml, security_code: ecf32.security_code, track_id: null, messages: null, sent_at: null, verdict_at: null });
   }
   return carried;
+}
+
+/**
+ * One line for a problem every row repeats word for word (a workbook of
+ * another taxpayer gives the same RNCEmisor line per row), naming the rows.
+ */
+export function collapseRepeated(problems: readonly ImportProblem[]): ImportProblem[] {
+  const groups = new Map<string, ImportProblem[]>();
+  for (const p of problems) {
+    const key = `${p.column ?? ''}\u0000${p.message}`;
+    groups.set(key, [...(groups.get(key) ?? []), p]);
+  }
+  return [...groups.values()].map((same) => {
+    if (same.length === 1) return same[0]!;
+    const bySheet = new Map<string, number[]>();
+    for (const p of same) if (p.row !== null) bySheet.set(p.sheet, [...(bySheet.get(p.sheet) ?? []), p.row]);
+    const where = [...bySheet].map(([sheet, rows]) => `${sheet} ${rowList(rows)}`).join('; ');
+    const first = same[0]!;
+    return { sheet: [...new Set(same.map((p) => p.sheet))].join(', '), row: null, ...(first.column && { column: first.column }), message: `${first.message} (${same.length} rows: ${where})` };
+  });
+}
+
+/** 2, 3, 4, 7 → "rows 2–4, 7". */
+function rowList(rows: readonly number[]): string {
+  const sorted = [...rows].sort((a, b) => a - b);
+  const spans: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    spans.push(i === j ? `${sorted[i]}` : `${sorted[i]}–${sorted[j]}`);
+    i = j + 1;
+  }
+  return `${sorted.length === 1 ? 'row' : 'rows'} ${spans.join(', ')}`;
 }
 
 /** One row as a case, or null with its problems noted. */

@@ -3,6 +3,7 @@
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
 // What loads heavy modules is in ./heavy.ts.
 export { loadCases } from './cases.js';
+export { paso4Needs, type Paso4Need } from './paso4-needs.js';
 export { PASOS, pasoOf, type PasoNumber } from './pasos.js';
 export { certificationReport, reportText } from './report.js';
 export { getCertification, recordPaso, requireCertification, startCertification } from './state.js';

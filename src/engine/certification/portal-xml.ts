@@ -5,6 +5,7 @@ import type { Engine } from '../engine.js';
 import { ValidationError } from '../errors.js';
 import type { SigningKey } from '../signing/xmldsig.js';
 import { signingKey } from '../signing/xmldsig.js';
+import { readPkcs12 } from '../certificates/pkcs12.js';
 import { C14N, DSIG, ENVELOPED, RSA_SHA256, SHA256 } from '../signing/algorithms.js';
 
 /**
@@ -167,6 +168,18 @@ export function signPortalXml(input: Buffer, key: SigningKey): SignedPortalXml {
     root: rootName,
     expandedEmptyRoot: selfClosing,
   };
+}
+
+/**
+ * Signs with a certificate given for this file only (`ecf certify sign
+ * --p12`): the Paso 13 declaration is signed by the legal representative,
+ * whose .p12 must not become the tenant's signer of e-CF, which importing it
+ * would make it (the newest valid certificate signs). Nothing is stored.
+ */
+export function signPortalXmlWithP12(input: Buffer, p12: Buffer, password: string): SignedPortalXml & { certificateId: null; certificateSubject: string } {
+  const { certificate, privateKey } = readPkcs12(p12, password);
+  const signed = signPortalXml(input, signingKey(privateKey, certificate));
+  return { ...signed, certificateId: null, certificateSubject: certificate.subject.replace(/\n/g, ', ') };
 }
 
 /** Signs with the tenant's active certificate, the one issuing signs with. */

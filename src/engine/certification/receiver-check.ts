@@ -97,6 +97,8 @@ export interface ReceiverCheck {
   readonly https: boolean;
   readonly ok: boolean;
   readonly checks: readonly CheckResult[];
+  /** What a failure most likely means, when the answers show it; null otherwise. */
+  readonly hint: string | null;
 }
 
 /** A key and a self-signed certificate that belong to no one, valid around `now`. */
@@ -172,7 +174,7 @@ const describe = (a: Answer | { error: string }) => ('error' in a ? `no answer (
  * that cannot run because an earlier one failed (no seed, no token) still
  * runs without what it lacked, so the report shows every route's answer.
  */
-export async function checkReceiver(options: { url: string; tenantRnc: string; now: Date }): Promise<ReceiverCheck> {
+export async function checkReceiver(options: { url: string; tenantRnc: string; tenantId?: string; now: Date }): Promise<ReceiverCheck> {
   const urls = receiverUrls(options.url);
   const { now, tenantRnc } = options;
   const identity = throwawayIdentity(now);
@@ -237,7 +239,22 @@ export async function checkReceiver(options: { url: string; tenantRnc: string; n
     got: describe(approval),
   });
 
-  return { urls, https: urls.base.startsWith('https:'), ok: checks.every((c) => c.ok), checks };
+  const hint = notFoundHint([seed, ecf, approval], urls.base, options.tenantId);
+  return { urls, https: urls.base.startsWith('https:'), ok: checks.every((c) => c.ok), checks, hint };
+}
+
+/**
+ * Every route answering 404 is nearly always a URL without the tenant's id:
+ * the receiver's routes are /{tenantId}/fe/..., and the bare /fe/... paths
+ * exist only behind a proxy that adds the id.
+ */
+function notFoundHint(answers: readonly (Answer | { error: string })[], base: string, tenantId: string | undefined): string | null {
+  if (!answers.every((a) => !('error' in a) && a.status === 404)) return null;
+  const id = tenantId ?? '<tenant id>';
+  if (tenantId && new URL(base).pathname.split('/').includes(tenantId)) {
+    return `Every route answered 404 although the URL names this tenant's id (${tenantId}): check that the server at ${new URL(base).host} is this appliance's \`ecf serve\`, or what the proxy in front of it forwards.`;
+  }
+  return `Every route answered 404: a tenant's receiver routes are /{tenantId}/fe/..., so the URL must end with the tenant's id (${base}/${id}), unless a proxy in front adds it (rewrite /fe/ to /${id}/fe/; see docs/certification.md). \`ecf tenant show\` gives the id.`;
 }
 
 function judgeArecf(url: string, answer: Answer | { error: string }, tenantRnc: string, now: Date): CheckResult {

@@ -22,6 +22,7 @@ import {
   settleAfterMs,
 } from './rules.js';
 import { recordPasoIn, requireCertification } from './state.js';
+import { claimRun, type RunClaim } from './run-claim.js';
 
 /**
  * Runs a certification set (Paso 2: e-CF and RFCE; Paso 3: commercial
@@ -76,6 +77,8 @@ export interface RunResult {
 
 export type RunEvent =
   | { readonly type: 'prepared'; readonly count: number }
+  /** Cases a run that died left `sending`: asked about at `until` (three client timeouts after their send), not before. */
+  | { readonly type: 'settling'; readonly encfs: readonly string[]; readonly until: string; readonly waitMs: number }
   | { readonly type: 'sent'; readonly case: CaseReport }
   | { readonly type: 'verdict'; readonly case: CaseReport; readonly counts: PortalCounts };
 
@@ -98,17 +101,29 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
   const { paso } = options;
   await requireCertification(engine, tenantId);
   const tenant = await engine.db.selectFrom('tenants').select(['rnc']).where('id', '=', tenantId).executeTakeFirstOrThrow();
-  let cases = await loadCases(engine, tenantId, paso);
+  const cases = await loadCases(engine, tenantId, paso);
   if (cases.length === 0) {
     throw new EngineError('conflict', 'Certification.NothingImported', `No Paso ${paso} workbook is imported for this tenant: run \`ecf certify import <workbook.xlsx>\` first.`);
   }
   const generation = cases[0]!.generation;
-  const wait = options.wait ?? realWait;
   const emit = options.onEvent ?? (() => {});
   const client = await engine.taxauth.client(CERT_ENVIRONMENT);
   const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, tenantId, CERT_ENVIRONMENT, fn);
   const ctx: Ctx = { engine, tenantId, rnc: tenant.rnc, client, withToken, emit, paso };
+  // Held as long as the slowest step may take without a renewal; a dead pid on this machine frees it at once.
+  const claim = await claimRun(engine, tenantId, paso, settleAfterMs(client.timeoutMs) + 60_000);
+  try {
+    // Read again under the claim: a run that just ended may have moved them.
+    return await runClaimed(ctx, await loadCases(engine, tenantId, paso, generation), generation, options, claim);
+  } finally {
+    await claim.release();
+  }
+}
 
+async function runClaimed(ctx: Ctx, loaded: readonly CaseRow[], generation: number, options: RunOptions, claim: RunClaim): Promise<RunResult> {
+  const { engine, tenantId, paso, client, emit } = ctx;
+  const wait = options.wait ?? realWait;
+  let cases = loaded;
   if (cases.some((c) => c.state === 'imported')) {
     const creds = await signingCredentials(engine, tenantId);
     await prepare(ctx, cases, signingKey(creds.privateKey, creds.certificate));
@@ -118,14 +133,19 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
   let waitedSince: number | null = null;
   let failures = 0;
   let pollRung = 0;
+  let settleTold = false;
   for (;;) {
     if (options.signal?.aborted) return finish(ctx, cases, 'interrupted');
+    await claim.renew();
     const sending = cases.filter((c) => c.state === 'sending');
     if (sending.length > 0) {
       const now = engine.clock.now().getTime();
       const after = settleAfterMs(client.timeoutMs);
       const youngest = Math.max(...sending.map((c) => Date.parse(c.sentAt ?? '') || now));
       if (now - youngest < after) {
+        // Said once, so the wait is not a silence.
+        if (!settleTold) emit({ type: 'settling', encfs: sending.map((c) => c.encf), until: new Date(youngest + after).toISOString(), waitMs: after - (now - youngest) });
+        settleTold = true;
         await wait(Math.min(after - (now - youngest), 1000));
         continue;
       }
@@ -218,20 +238,24 @@ async function prepare(ctx: Ctx, cases: readonly CaseRow[], key: SigningKey): Pr
     if (c.kind === 'ecf32' && doc.securityCode) codes.set(c.encf, doc.securityCode);
   }
   const at = toStoredInstant(now);
-  await inTransaction(ctx.engine.db, async (tx) => {
+  const stored = await inTransaction(ctx.engine.db, async (tx) => {
+    let count = 0;
     for (const c of cases) {
       const doc = built.get(c.id);
       if (!doc) continue;
-      await tx
+      const r = await tx
         .updateTable('certification_cases')
         .set({ state: c.phase === 'upload' ? 'upload' : 'prepared', xml: Buffer.from(doc.xml, 'utf8'), security_code: doc.securityCode, updated_at: at })
         .where('id', '=', c.id)
         .where('state', '=', 'imported')
-        .execute();
+        .executeTakeFirst();
+      count += Number(r.numUpdatedRows);
     }
-    await recordPasoIn(tx, ctx.tenantId, ctx.paso, { state: 'in_progress', note: `${built.size} documents built, signed and checked against their XSD.` }, now);
+    await recordPasoIn(tx, ctx.tenantId, ctx.paso, { state: 'in_progress', note: `${count} documents built, signed and checked against their XSD.` }, now);
+    return count;
   });
-  ctx.emit({ type: 'prepared', count: built.size });
+  // What this run stored, not what it built: another run may have stored them first.
+  ctx.emit({ type: 'prepared', count: stored });
 }
 
 /** Moves a case from `from` to `state`, with the given columns; false when another run moved it first. */

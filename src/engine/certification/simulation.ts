@@ -11,6 +11,7 @@ import { getEcf } from '../ecf/queries.js';
 import type { EcfView } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import { addRange, MAX_SEQUENTIAL, NON_EXPIRING } from '../sequences/ranges.js';
+import { paso4Needs } from './paso4-needs.js';
 import type { EcfTable } from '../store/schema.js';
 import { waitForVerdict } from '../submission/wait.js';
 import { getCertification, recordPaso, requireCertification } from './state.js';
@@ -276,7 +277,7 @@ async function ensureRanges(engine: Engine, tenantId: string, types: ReadonlySet
         throw new EngineError(
           'conflict',
           'Certification.RangeReusesPaso2',
-          `The cert range ${open.range_from}–${open.range_to} of type ${type} would hand out E${type}${String(open.next).padStart(10, '0')} next, at or below ${prefix}${String(highestPaso2).padStart(10, '0')} that the Paso 2 workbook used; the portal wants new sequences. Annul its numbers up to ${highestPaso2} (\`ecf sequence annul --env cert\`) so the simulation starts above them.`,
+          `The cert range ${open.range_from}–${open.range_to} of type ${type} would hand out E${type}${String(open.next).padStart(10, '0')} next, at or below ${prefix}${String(highestPaso2).padStart(10, '0')} that the Paso 2 workbook used; the portal wants new sequences. The authority refuses an annulment of used numbers (1105): move the range's next number past them (\`ecf sequence next --env cert --type ${type} --set ${highestPaso2 + 1}\`).`,
         );
       }
       continue;
@@ -367,12 +368,13 @@ async function reload(engine: Engine, tenantId: string, row: EcfRow): Promise<Ec
 
 export async function runSimulation(engine: Engine, tenantId: string, options: SimulationOptions = {}): Promise<SimulationReport> {
   await requireCertification(engine, tenantId);
-  const mode = await getSetting<string>(engine, 'sequences.mode', tenantId);
-  if (mode !== 'managed') {
+  // Everything missing is told at once, before anything is issued.
+  const needs = await paso4Needs(engine, tenantId);
+  if (needs.length) {
     throw new EngineError(
       'conflict',
-      'Certification.ExternalSequences',
-      'The simulation numbers its e-CF from cert ranges, but this tenant’s sequences.mode is external; set it to managed for the simulation (`ecf settings set sequences.mode managed --tenant …`).',
+      'Certification.Paso4NotReady',
+      ['Paso 4 cannot start yet; nothing was issued:', ...needs.map((n) => `- ${n.message} Run: ${n.fix}`)].join('\n'),
     );
   }
   const today = dominicanDate(engine.clock.now());

@@ -78,9 +78,16 @@ async function load(buffer: Buffer | Uint8Array): Promise<ExcelJS.Workbook> {
   try {
     await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
   } catch (e) {
-    throw unreadable(`The file cannot be read as an .xlsx workbook: ${(e as Error).message}. Download it again from the certification portal.`);
+    throw unreadable(`The file cannot be read as an .xlsx workbook: ${zipReason((e as Error).message)}. Download it again from the certification portal.`);
   }
   return workbook;
+}
+
+/** jszip words some damage as its own "Bug : …"; the person is told what is wrong with the file instead. */
+function zipReason(message: string): string {
+  if (/size mismatch/i.test(message)) return 'it is damaged (a part of the ZIP package is not the size its directory says)';
+  if (/^bug\s*:/i.test(message)) return `it is damaged (${message.replace(/^bug\s*:\s*/i, '')})`;
+  return message;
 }
 
 const sheetNamed = (workbook: ExcelJS.Workbook, name: string): ExcelJS.Worksheet | undefined =>

@@ -2,4 +2,4 @@
 // Apart from ./index.ts, because the bundle keeps every module a door re-exports: a command that only
 // reads must not load these.
 export { CommercialApprovalBody, decideCommercialApproval } from './approve.js';
-export { MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from './receive.js';
+export { APPROVAL_RECEIVED_ANSWER, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from './receive.js';

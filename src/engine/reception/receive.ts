@@ -230,6 +230,15 @@ export interface InboundApprovalResult {
 }
 
 /**
+ * The receiver's body with its HTTP 200 to an ACECF. The authority's documents
+ * ask only for 200 or 400 (NOTES §10.1); the portal's screen speaks of an "OK"
+ * reply (CERTIFICATION.md §10, Paso 11), and [BF] passed Paso 11 answering this
+ * JSON, so it is the one answer known to pass, where an empty body is only
+ * probably enough.
+ */
+export const APPROVAL_RECEIVED_ANSWER = { codigo: 'OK', estado: 'Aprobacion Comercial Aceptada', mensaje: [] as string[] } as const;
+
+/**
  * Records an external buyer's ACECF over one of the tenant's e-CF (NOTES
  * §10.3) and emits `commercial_approval.received`. Refused (400, every
  * reason at once) unless it follows the ACECF schema, its signature verifies,

@@ -4,5 +4,5 @@
 // What loads heavy modules is in ./heavy.ts.
 export { emitSequenceNotices } from './notices.js';
 export { addRange, allocate, listRanges } from './ranges.js';
-export { confirmRangeAfterRestore } from './restore-hold.js';
+export { nextNumber, setNextNumber, type NextNumberResult, type NextNumberView } from './next-number.js';
 export { AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, SequenceRangeView } from './schemas.js';

@@ -22,6 +22,21 @@ export const AddRangeInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** `ecf sequence next`: which type's next number. */
+export const NextNumberQuery = Type.Object({ tenantId: Uuid(), environment: EnvironmentSchema, type: EcfTypeSchema }, { additionalProperties: false });
+
+/** `ecf sequence next --set`: the next number a type hands out in an environment (operator task, no HTTP route). */
+export const SetNextInput = Type.Object(
+  {
+    tenantId: Uuid(),
+    environment: EnvironmentSchema,
+    type: EcfTypeSchema,
+    next: Sequential('The number the type hands out next'),
+    backwards: Type.Optional(Type.Boolean({ description: 'Confirms a move below the present pointer' })),
+  },
+  { additionalProperties: false },
+);
+
 export const AllocateBody = Type.Object(
   { environment: EnvironmentSchema, type: EcfTypeSchema },
   { additionalProperties: false },

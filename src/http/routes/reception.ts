@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EngineError, ValidationError } from '../../engine/errors.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { getReceivedEcf, InboundSettings, issueReceiverSeed, listReceivedEcf, PagedReceivedEcf, ReceivedEcfView, ReceivedListQuery, setInboundSettings, validateReceiverSeed } from '../../engine/reception/index.js';
-import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from '../../engine/reception/heavy.js';
+import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval, APPROVAL_RECEIVED_ANSWER } from '../../engine/reception/heavy.js';
 import { problems } from '../problem.js';
 import { noteProblem } from '../logging.js';
 import { discardPart, readingMultipart } from './multipart-errors.js';
@@ -98,7 +98,7 @@ export default async function receptionRoutes(base: FastifyInstance) {
   app.post('/:tenantId/fe/aprobacioncomercial/api/ecf', receiver, async (request, reply) => {
     const upload = await readXml(request);
     await receiveInboundApproval(engine, request.tenantId, upload);
-    return reply.code(200).send();
+    return reply.code(200).type('application/json; charset=utf-8').send(APPROVAL_RECEIVED_ANSWER);
   });
 
   // ---- the tenant's side

@@ -49,7 +49,7 @@ export interface PlayerReport {
   readonly correct: number;
   readonly sent: number;
   readonly authentication: { readonly ok: boolean; readonly detail: string };
-  readonly documents: readonly { readonly encf: string; readonly ok: boolean; readonly status: number | null; readonly problems: readonly string[] }[];
+  readonly documents: readonly { readonly encf: string; readonly ok: boolean; readonly status: number | null; readonly problems: readonly string[]; readonly answer?: string }[];
 }
 
 interface Run {

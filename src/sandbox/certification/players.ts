@@ -169,7 +169,7 @@ export async function playPaso11(o: Paso11Options): Promise<PlayerReport> {
     try {
       const answer = await post(base, 'aprobacioncomercial/api/ecf', xml, `${t.buyerRnc}${t.encf}.xml`, token);
       const problems = answer.status === 200 ? [] : [`HTTP ${answer.status}: ${answer.body.slice(0, 300)}`];
-      documents.push({ encf: t.encf, ok: problems.length === 0, status: answer.status, problems });
+      documents.push({ encf: t.encf, ok: problems.length === 0, status: answer.status, problems, answer: answer.body.slice(0, 300) });
     } catch (e) {
       documents.push({ encf: t.encf, ok: false, status: null, problems: [`${base}/fe/aprobacioncomercial/api/ecf cannot be reached: ${(e as Error).message}`] });
     }

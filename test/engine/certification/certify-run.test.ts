@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { importWorkbook } from '../../../src/engine/certification/import.js';
-import { runCertificationSet } from '../../../src/engine/certification/run.js';
+import { runCertificationSet, type RunEvent } from '../../../src/engine/certification/run.js';
 import { loadCases } from '../../../src/engine/certification/cases.js';
-import { certificationReport } from '../../../src/engine/certification/report.js';
+import { certificationReport, reportText } from '../../../src/engine/certification/report.js';
 import { getCertification } from '../../../src/engine/certification/state.js';
 import { writeConsumoUploads } from '../../../src/engine/certification/uploads.js';
 import { tempDir } from '../../helpers.js';
@@ -52,6 +52,8 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
       expect(rfce.securityCode).toBe(c.securityCode);
     }
     expect((await getCertification(h.engine, h.tenant.id))!.pasos[2].state).toBe('done');
+    // Done on the appliance's side; the portal's counter is the word that counts.
+    expect(reportText(await certificationReport(h.engine, h.tenant.id))).toMatch(/\[x\] Paso 2: .* \(done here, confirm in the portal, /);
 
     const approvals = await importWorkbook(h.engine, h.tenant.id, await h.workbook(3), 'paso3.xlsx');
     expect(approvals.problems).toEqual([]);
@@ -88,12 +90,65 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
     expect(second.counts).toMatchObject({ ecf: { accepted: 7, total: 7 }, rfce: { accepted: 1, total: 1 }, uploads: 1 });
   });
 
+  it('a second run beside the first is refused at once, saying who runs, and sends nothing; a send without an answer is waited for aloud', async () => {
+    const h = await sandboxSetHarness('section8');
+    expect((await importWorkbook(h.engine, h.tenant.id, await h.workbook(2), 'paso2.xlsx')).problems).toEqual([]);
+    const [first] = (await loadCases(h.engine, h.tenant.id, 2)).filter((c) => c.phase === 'ecf');
+    h.sandbox.control.script({ encf: first!.encf, outcomes: [{ kind: 'lostResponse' }] });
+
+    // Run A stops at its first wait until let go; meanwhile B starts.
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    let waiting!: () => void;
+    const inWait = new Promise<void>((resolve) => (waiting = resolve));
+    let gated = false;
+    const events: RunEvent[] = [];
+    const a = runCertificationSet(h.engine, h.tenant.id, {
+      paso: 2,
+      onEvent: (e) => events.push(e),
+      wait: async (ms) => {
+        if (!gated) {
+          gated = true;
+          waiting();
+          await gate;
+        }
+        await h.wait(ms);
+      },
+    });
+    await inWait;
+    const received = h.sandbox.control.submissions({ environment: 'certecf' }).length;
+    const b = runCertificationSet(h.engine, h.tenant.id, { paso: 2, wait: h.wait });
+    await expect(b).rejects.toMatchObject({ kind: 'conflict', code: 'Certification.RunInProgress' });
+    await expect(b).rejects.toThrow(`process ${process.pid} on `);
+    expect(h.sandbox.control.submissions({ environment: 'certecf' }).length).toBe(received);
+
+    // A's unanswered send: it says which case it waits on and until when, before it waits.
+    const settling = events.find((e) => e.type === 'settling');
+    expect(settling).toMatchObject({ type: 'settling', encfs: [first!.encf] });
+    const sentAt = (await loadCases(h.engine, h.tenant.id, 2)).find((c) => c.id === first!.id)!.sentAt!;
+    expect(settling?.type === 'settling' && Date.parse(settling.until) - Date.parse(sentAt)).toBe(3 * 2000 + 5000);
+    letGo();
+    expect((await a).outcome).toBe('done');
+    expect(events.filter((e) => e.type === 'prepared')).toEqual([{ type: 'prepared', count: (await loadCases(h.engine, h.tenant.id, 2)).length }]);
+    // Once A has ended, a run may start again: nothing left to send.
+    expect((await runCertificationSet(h.engine, h.tenant.id, { paso: 2, wait: h.wait })).outcome).toBe('done');
+  });
+
   it('refuses a workbook of another taxpayer and a row its schema refuses, naming each row, and stores nothing', async () => {
     const h = await sandboxSetHarness('section8');
     const other = await sandboxSetHarness('section8');
     const foreign = await importWorkbook(h.engine, h.tenant.id, await other.workbook(2), 'other.xlsx');
     expect(foreign.generation).toBeNull();
-    expect(foreign.problems.some((p) => p.column === 'RNCEmisor' && /another taxpayer/.test(p.message))).toBe(true);
+    // Said once for the whole workbook, naming the rows, not once per row.
+    const rnc = foreign.problems.filter((p) => p.column === 'RNCEmisor');
+    expect(rnc).toEqual([
+      {
+        sheet: 'ECF, RFCE',
+        row: null,
+        column: 'RNCEmisor',
+        message: `RNCEmisor is ${other.rnc}, not this tenant's RNC ${h.rnc}: this workbook is for another taxpayer. (9 rows: ECF rows 2–9; RFCE row 2)`,
+      },
+    ]);
     expect(await loadCases(h.engine, h.tenant.id, 2)).toEqual([]);
   });
 });

@@ -3,13 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { signPortalXml } from '../../../src/engine/certification/portal-xml.js';
+import { signPortalXml, signPortalXmlWithP12 } from '../../../src/engine/certification/portal-xml.js';
 import { getCertification, startCertification } from '../../../src/engine/certification/state.js';
 import { openEngine } from '../../../src/engine/engine.js';
 import { signingCredentials } from '../../../src/engine/certificates/certificates.js';
 import { ValidationError } from '../../../src/engine/errors.js';
 import { signingKey } from '../../../src/engine/signing/xmldsig.js';
-import { makeIdentity } from '../../certs.js';
+import { makeIdentity, makeP12 } from '../../certs.js';
 import { cliFor } from '../../cli-runner.js';
 import { seedIssuer, tempDir, testDataDir } from '../../helpers.js';
 import { verifyWithXmlCrypto, verifyWithXmlsec1 } from '../signing/verify-tools.js';
@@ -174,4 +174,17 @@ describe('ecf certify sign', () => {
     expect(cert!.pasos[13]).toMatchObject({ state: 'done', detail: { file: join(dir, 'declaracion.signed.xml'), root: 'DeclaracionJurada' } });
     expect(cert!.pasos[1]).toMatchObject({ state: 'done', detail: { file: join(dir, 'p1.xml') } });
   }, 120_000);
+});
+
+describe('ecf certify sign --p12 (Paso 13: the representative signs)', () => {
+  it("signs with the given .p12, not the tenant's certificate, and stores nothing; a wrong password is refused", async () => {
+    const p12 = makeP12(identity, 'clave-representante');
+    const input = Buffer.from('<?xml version="1.0" encoding="utf-8"?>\n<DeclaracionJurada><RNC>131234567</RNC></DeclaracionJurada>\n', 'utf8');
+    const signed = signPortalXmlWithP12(input, p12, 'clave-representante');
+    expect(signed.certificateId).toBeNull();
+    expect(signed.certificateSubject).toContain('JOSÉ REPRESENTANTE');
+    const verdict = verifyWithXmlsec1(signed.bytes.toString('utf8'), identity.certPem);
+    expect(verdict.ok, verdict.output).toBe(true);
+    expect(() => signPortalXmlWithP12(input, p12, 'otra')).toThrow();
+  });
 });

@@ -70,7 +70,17 @@ describe('the receiver check (Pasos 7–11)', () => {
     expect(wrongTenant.checks[1]!.got).toBe('not tried: there was no seed');
     expect(wrongTenant.checks[2]!.expected).toContain('CodigoMotivoNoRecibido 4');
 
+    expect(wrongTenant.hint).toContain('the URL must end with the tenant');
+    // The URL without /{tenantId}: four 404s, and the hint says what is missing, with the id.
+    const bare = await checkReceiver({ url: h.url, tenantRnc: h.tenant.rnc, tenantId: h.tenant.id, now: h.engine.clock.now() });
+    expect(bare.ok).toBe(false);
+    expect(bare.hint).toBe(
+      `Every route answered 404: a tenant's receiver routes are /{tenantId}/fe/..., so the URL must end with the tenant's id (${h.url}/${h.tenant.id}), unless a proxy in front adds it (rewrite /fe/ to /${h.tenant.id}/fe/; see docs/certification.md). \`ecf tenant show\` gives the id.`,
+    );
+    expect((await checkReceiver({ url: h.receiverUrl, tenantRnc: h.tenant.rnc, tenantId: h.tenant.id, now: h.engine.clock.now() })).hint).toBeNull();
+
     const nobody = await checkReceiver({ url: 'http://127.0.0.1:9/x', tenantRnc: h.tenant.rnc, now: h.engine.clock.now() });
+    expect(nobody.hint).toBeNull();
     expect(nobody.checks[0]!.got).toMatch(/^no answer \(.*ECONNREFUSED/);
   }, 60_000);
 

@@ -7,11 +7,17 @@ import { ecfXml } from '../../../src/engine/ecf/queries.js';
 import { SIMULATION_EXAMPLES } from '../../../src/engine/certification/simulation-examples.js';
 import { SIMULATION_SLOTS } from '../../../src/engine/certification/simulation-slots.js';
 import { getCertification } from '../../../src/engine/certification/state.js';
+import { certificationReport, reportText } from '../../../src/engine/certification/report.js';
 import { listRanges } from '../../../src/engine/sequences/ranges.js';
 import { getEcf } from '../../../src/engine/ecf/queries.js';
 import { tempDir } from '../../helpers.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { PASO2_ENCFS, certificationHarness } from './simulation-harness.js';
+import { paso4Needs } from '../../../src/engine/certification/paso4-needs.js';
+import { addRange } from '../../../src/engine/sequences/ranges.js';
+import { setNextNumber } from '../../../src/engine/sequences/next-number.js';
+import { setEmitterProfile } from '../../../src/engine/tenants/emitter-profile.js';
+import { emitterProfile } from '../../helpers.js';
 
 const QUOTA: Record<string, number> = { '31': 4, '32': 2, '32-rfce': 4, '33': 1, '34': 2, '41': 2, '43': 2, '44': 2, '45': 2, '46': 2, '47': 2 };
 const sequentialOf = (encf: string) => Number(encf.slice(3));
@@ -60,6 +66,46 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     const recorded = Object.values(paso4.detail!.slots as Record<string, { ids: string[] }>).flatMap((s) => s.ids);
     expect(recorded.sort()).toEqual(docs.map((d) => d.id).sort());
     expect(r.consumo).toHaveLength(4);
+
+    // `ecf certify status` shows the Paso 4 counters as the portal lays them out.
+    const status = await certificationReport(h.engine, h.tenant.id);
+    expect(status.simulation).toMatchObject({ round: 1, accepted: 25, total: 25 });
+    expect(reportText(status)).toContain(
+      'Paso 4 (round 1): 25/25 accepted; 31 4/4, 32 >=RD$250mil 2/2, 33 1/1, 34 2/2, 41 2/2, 43 2/2, 44 2/2, 45 2/2, 46 2/2, 47 2/2, 32 < RD$250mil 4/4',
+    );
+  });
+
+  it('with the cert ranges `ecf init` loads and no emitter profile: everything missing is told at once, nothing issued, and the `ecf sequence next` it names leads to 25/25', async () => {
+    const h = await certificationHarness();
+    // As `ecf init --env cert --range 31:1-10000@… --range 32:1-10000` loads them: the Paso 2 numbers are inside.
+    await addRange(h.engine, { tenantId: h.tenant.id, environment: 'cert', type: 31, rangeFrom: 1, rangeTo: 10_000, expiresOn: '2028-12-31' });
+    await addRange(h.engine, { tenantId: h.tenant.id, environment: 'cert', type: 32, rangeFrom: 1, rangeTo: 10_000, expiresOn: null });
+    await h.engine.db.deleteFrom('emitter_profiles').where('tenant_id', '=', h.tenant.id).execute();
+
+    const needs = await paso4Needs(h.engine, h.tenant.id);
+    expect(needs.map((n) => [n.code, n.fix])).toEqual([
+      ['EmitterProfile.Missing', `ecf tenant profile ${h.tenant.rnc} --address "…" --municipality 010100 --province 010000`],
+      ['Certification.RangeReusesPaso2', `ecf sequence next --tenant ${h.tenant.rnc} --env cert --type 31 --set 10`],
+      ['Certification.RangeReusesPaso2', `ecf sequence next --tenant ${h.tenant.rnc} --env cert --type 32 --set 22`],
+    ]);
+    expect(needs[1]!.message).toContain('refuses an annulment of used ones (1105)');
+    const refused = runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    await expect(refused).rejects.toMatchObject({ code: 'Certification.Paso4NotReady' });
+    await expect(refused).rejects.toThrow(/emitter profile[\s\S]*--type 31 --set 10[\s\S]*--type 32 --set 22/);
+    expect(await h.engine.db.selectFrom('ecf').select('id').execute()).toEqual([]);
+
+    // Doing what it said, through the same engine functions the commands call.
+    await setEmitterProfile(h.engine, h.tenant.id, emitterProfile);
+    for (const n of needs.filter((x) => x.code === 'Certification.RangeReusesPaso2')) {
+      const [, type, next] = /--type (\d+) --set (\d+)/.exec(n.fix)!;
+      await setNextNumber(h.engine, { tenantId: h.tenant.id, environment: 'cert', type: type!, next: next! });
+    }
+    expect(await paso4Needs(h.engine, h.tenant.id)).toEqual([]);
+    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    expect(r.accepted).toBe(25);
+    const issued = r.slots.flatMap((s) => s.documents.map((d) => d.encf));
+    expect(issued.filter((e) => e.startsWith('E31')).map(sequentialOf)).toEqual([10, 11, 12, 13]);
+    expect(issued.filter((e) => e.startsWith('E32')).map(sequentialOf).sort((a, b) => a - b)).toEqual([22, 23, 24, 25, 26, 27]);
   });
 
   it('a second run issues nothing; a rejection counts nothing, sends no notes, and the next run issues the whole quota again in a new round with new e-NCFs', async () => {

@@ -313,6 +313,20 @@ describe('files that are not the workbook', () => {
     expect(e.message).toContain('cannot be read as an .xlsx');
   });
 
+  it('a damaged part (its size in the ZIP directory is wrong) is refused in plain words, without the ZIP library\'s "Bug :"', async () => {
+    const bytes = Buffer.from(section8.paso2);
+    // The first central-directory entry: its uncompressed size (offset 24) no longer matches the data.
+    const entry = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    expect(entry).toBeGreaterThan(0);
+    bytes.writeUInt32LE(bytes.readUInt32LE(entry + 24) + 7, entry + 24);
+    const e = await errorOf(readPaso2Workbook(bytes));
+    expect(e.code).toBe('Certification.WorkbookUnreadable');
+    expect(e.message).not.toMatch(/bug/i);
+    expect(e.message).toBe(
+      'The file cannot be read as an .xlsx workbook: it is damaged (a part of the ZIP package is not the size its directory says). Download it again from the certification portal.',
+    );
+  });
+
   it('tells the two workbooks apart by their sheets, and refuses a spreadsheet that is neither', async () => {
     expect((await errorOf(readPaso2Workbook(section8.paso3))).code).toBe('Certification.WrongWorkbook');
     expect((await errorOf(readPaso3Workbook(section8.paso2))).code).toBe('Certification.WrongWorkbook');

@@ -65,3 +65,33 @@ describe('ecf sequence annul | annulments | annul-retry', () => {
     }
   }, 120_000);
 });
+
+describe('ecf sequence next', () => {
+  it('shows the next number, moves it forward, and refuses moving back without --backwards or onto a used number', async () => {
+    const dataDir = testDataDir();
+    const engine = await openEngine({ dataDir });
+    await seedIssuer(engine);
+    await engine.close();
+    const next = (...more: string[]) => ecf(dataDir, ['sequence', 'next', '--env', 'test', '--type', '31', ...more]);
+
+    const shown = await next();
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('Type 31 in test: E310000000001 is handed out next.');
+
+    const moved = await next('--set', '56', '--json');
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(JSON.parse(moved.stdout)).toMatchObject({ type: 31, environment: 'test', next: 56, nextEncf: 'E310000000056', previous: 1, ranges: [{ rangeFrom: 1, next: 56, remaining: 945 }] });
+    const plain = await next('--set', '60');
+    expect(plain.stdout).toContain('Type 31 in test: E310000000060 is handed out next (it was E310000000056).');
+    expect(plain.stdout).toMatch(/\s60\s+941\s/);
+
+    const back = await next('--set', '58');
+    expect(back.code).toBe(4);
+    expect(back.stderr).toContain('Error [Sequence.Backwards]: The range 1–1000 of type 31 in test hands out 60 next; moving it back to 58 would hand out 58–59 again.');
+    const outside = await next('--set', '1002');
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('next: 1002 is in no loaded range of type 31 in test (loaded: 1–1000) (Sequence.OutsideRange)');
+    expect((await next('--set', '58', '--backwards')).code).toBe(0);
+    expect(JSON.parse((await ecf(dataDir, ['sequence', 'list', '--json'])).stdout).find((r: { type: number }) => r.type === 31)).toMatchObject({ next: 58 });
+  }, 180_000);
+});

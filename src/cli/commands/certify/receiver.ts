@@ -21,7 +21,7 @@ export default class CertifyReceiver extends EcfCommand {
     const engine = await this.engine(flags);
     const tenant = await resolveTenant(engine, flags.tenant);
     const startedAt = engine.clock.now().toISOString();
-    const result = await checkReceiver({ url: flags.url, tenantRnc: tenant.rnc, now: engine.clock.now() });
+    const result = await checkReceiver({ url: flags.url, tenantRnc: tenant.rnc, tenantId: tenant.id, now: engine.clock.now() });
     const traces = await probeTraces(engine, tenant.id, startedAt);
     const certification = await getCertification(engine, tenant.id);
     if (certification) {
@@ -54,6 +54,7 @@ export default class CertifyReceiver extends EcfCommand {
         : 'Nothing was left in this store (the receiver at that URL may be another installation).',
     );
     this.log(result.ok ? 'All four routes answer as the authority expects.' : 'Some routes did not answer as expected; fix them before confirming the URLs in the portal.');
+    if (result.hint) this.log(`Hint: ${result.hint}`);
     if (certification) this.log(`Paso 7 recorded as ${result.ok && result.https ? 'done' : 'failed'}.`);
     if (!result.ok) process.exitCode = 1;
     return { ...result, leftInStore: traces, pasoRecorded: certification ? 7 : null };

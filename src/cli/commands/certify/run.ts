@@ -34,6 +34,15 @@ export default class CertifyRun extends EcfCommand {
       if (e.type === 'prepared') {
         bar.clear();
         if (!this.jsonEnabled()) this.log(`Built, signed and checked ${e.count} documents against their XSD.`);
+      } else if (e.type === 'settling') {
+        bar.clear();
+        if (!this.jsonEnabled()) {
+          const seconds = Math.ceil(e.waitMs / 1000);
+          this.log(
+            `${e.encfs.join(', ')} ${e.encfs.length === 1 ? 'was' : 'were'} sent without an answer (a run that stopped, or a lost connection). ` +
+              `The authority may still be processing ${e.encfs.length === 1 ? 'it' : 'them'}: waiting ${seconds} s, until ${e.until}, then asking whether ${e.encfs.length === 1 ? 'it' : 'they'} arrived before sending anything again.`,
+          );
+        }
       } else if (e.type === 'verdict') {
         bar.clear();
         if (!this.jsonEnabled()) {

@@ -5,7 +5,8 @@ import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
 import { getCertification, recordPaso } from '../../../engine/certification/index.js';
-import { signPortalXmlForTenant } from '../../../engine/certification/heavy.js';
+import { signPortalXmlForTenant, signPortalXmlWithP12 } from '../../../engine/certification/heavy.js';
+import { askPassword, readStdinLine, stdinIsTty } from '../../prompts.js';
 
 /** `<name>.signed.xml` beside the input. */
 export const defaultSignedName = (file: string): string => {
@@ -19,6 +20,7 @@ export default class CertifySign extends EcfCommand {
   static override examples = [
     '<%= config.bin %> certify sign postulacion.xml --paso 1',
     '<%= config.bin %> certify sign declaracion.xml --paso 13 --out declaracion-firmada.xml',
+    '<%= config.bin %> certify sign declaracion.xml --paso 13 --p12 representante.p12',
   ];
   static override args = { file: Args.string({ description: 'The XML file the portal generated', required: true, ignoreStdin: true }) };
   static override flags = {
@@ -26,6 +28,11 @@ export default class CertifySign extends EcfCommand {
     out: Flags.string({ description: 'Where to write the signed file (default: <name>.signed.xml beside it)', helpValue: 'FILE' }),
     paso: Flags.string({ description: 'The Paso this file is for (1 postulación, 13 declaración jurada); recorded as done in the certification', options: ['1', '13'] }),
     force: Flags.boolean({ description: 'Overwrite the output file if it exists', default: false }),
+    p12: Flags.string({
+      description: "Sign with this .p12 instead of the tenant's certificate (Paso 13: the legal representative's), without importing it: an imported one would become the signer of every e-CF",
+      helpValue: 'FILE',
+    }),
+    'password-stdin': Flags.boolean({ description: 'Read the --p12 password from stdin instead of asking', dependsOn: ['p12'] }),
   };
 
   async run() {
@@ -42,7 +49,7 @@ export default class CertifySign extends EcfCommand {
     }
     const engine = await this.engine(flags);
     const tenant = await resolveTenant(engine, flags.tenant);
-    const signed = await signPortalXmlForTenant(engine, tenant.id, bytes);
+    const signed = flags.p12 === undefined ? await signPortalXmlForTenant(engine, tenant.id, bytes) : signPortalXmlWithP12(bytes, await this.readP12(flags.p12), await this.p12Password(flags.p12, flags['password-stdin']));
     try {
       writeFileSync(out, signed.bytes, { flag: flags.force ? 'w' : 'wx' });
     } catch (err) {
@@ -77,5 +84,19 @@ export default class CertifySign extends EcfCommand {
     else if (paso === undefined) this.log('Pass --paso 1 (postulación) or --paso 13 (declaración jurada) to record the Paso in the certification.');
     else this.log('No certification is started for this tenant, so no Paso was recorded (`ecf certify start`).');
     return result;
+  }
+
+  private async readP12(file: string): Promise<Buffer> {
+    try {
+      return readFileSync(resolve(file));
+    } catch (err) {
+      throw new EngineError('validation', 'PortalXml.P12Unreadable', `--p12: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    }
+  }
+
+  private async p12Password(file: string, fromStdin: boolean): Promise<string> {
+    if (fromStdin) return readStdinLine();
+    if (!stdinIsTty()) throw new EngineError('validation', 'Certificate.PasswordRequired', 'stdin is not a terminal, so the --p12 password cannot be asked; pipe it in with --password-stdin.');
+    return askPassword(`Password of ${file}:`);
   }
 }

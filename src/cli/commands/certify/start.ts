@@ -1,6 +1,6 @@
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { certificationReport, PASOS, startCertification } from '../../../engine/certification/index.js';
+import { certificationReport, paso4Needs, PASOS, startCertification } from '../../../engine/certification/index.js';
 
 export default class CertifyStart extends EcfCommand {
   static override description =
@@ -29,7 +29,13 @@ export default class CertifyStart extends EcfCommand {
           `so set it to cert for the certification: ecf tenant update ${tenant.rnc} --env cert`,
       );
     }
+    // Told now, not at Paso 4: each takes a step outside the certification commands.
+    const needs = await paso4Needs(engine, tenant.id);
+    if (needs.length) {
+      this.log('', 'Before Paso 4 (the simulation issues through the normal path):');
+      for (const n of needs) this.log(`  - ${n.message}`, `    run: ${n.fix}`);
+    }
     this.log('', `Next: ${report.next}`);
-    return { created, ...report };
+    return { created, ...report, paso4Needs: needs };
   }
 }
