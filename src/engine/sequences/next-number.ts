@@ -27,6 +27,8 @@ export interface NextNumberResult extends NextNumberView {
   /** What the type would have handed out before the move; null when no range had numbers left. */
   readonly previous: number | null;
   readonly previousEncf: string | null;
+  /** The range pointed to was held after a restore (restore-hold.ts); setting its next number is the operator's word that it is unused, so the hold is gone. */
+  readonly releasedAfterRestore: boolean;
 }
 
 const openNext = (ranges: readonly Row[]): number | null => ranges.find((r) => r.active === 1 && r.next <= r.range_to)?.next ?? null;
@@ -59,7 +61,9 @@ export async function nextNumber(engine: Engine, input: unknown): Promise<NextNu
  * true` and is refused at or below a number the store knows used (an e-CF
  * it issued, a Paso 2 case of the certification), because the authority
  * refuses an e-NCF twice; numbers handed out by POST /sequences/allocate
- * leave no record, so the caller vouches for those.
+ * leave no record, so the caller vouches for those. Setting a range held
+ * after a restore, even to the number it already points at, releases it:
+ * the operator states that number unused, as the authority check would.
  */
 export async function setNextNumber(engine: Engine, input: unknown): Promise<NextNumberResult> {
   const cmd = check(SetNextInput, input);
@@ -69,7 +73,7 @@ export async function setNextNumber(engine: Engine, input: unknown): Promise<Nex
     throw new ValidationError([{ path: 'next', code: 'Sequence.OutOfBounds', message: `must be from 1 to ${MAX_SEQUENTIAL}` }]);
   }
   const fraction = await getSetting<number>(engine, 'sequences.low_stock_fraction', cmd.tenantId);
-  const { rows, previous } = await inTransaction(engine.db, async (tx) => {
+  const { rows, previous, releasedAfterRestore } = await inTransaction(engine.db, async (tx) => {
     await requireTenant(tx, cmd.tenantId);
     // Locked: an allocation waits for the move, and reads the pointer it left.
     const ranges = await forUpdate(
@@ -111,6 +115,7 @@ export async function setNextNumber(engine: Engine, input: unknown): Promise<Nex
         );
       }
     }
+    const releasedAfterRestore = target.unverified_since !== null;
     const moved: Row[] = [];
     for (const r of ranges) {
       if (r.id === target.id) moved.push(await pointTo(tx, r, next));
@@ -118,7 +123,7 @@ export async function setNextNumber(engine: Engine, input: unknown): Promise<Nex
       else if (r.range_to < next && r.next <= r.range_to) moved.push(await pointTo(tx, r, r.range_to + 1));
       else moved.push(r);
     }
-    return { rows: moved, previous };
+    return { rows: moved, previous, releasedAfterRestore };
   });
   const now = openNext(rows);
   return {
@@ -128,11 +133,12 @@ export async function setNextNumber(engine: Engine, input: unknown): Promise<Nex
     nextEncf: now === null ? null : formatEncf(type, now),
     previous,
     previousEncf: previous === null ? null : formatEncf(type, previous),
+    releasedAfterRestore,
     ranges: rows.map((r) => rangeView(r, fraction)),
   };
 }
 
-/** Moves a range's pointer to `to`, past any annulled numbers it lands on, and recounts the annulled numbers above it. */
+/** Moves a range's pointer to `to`, past any annulled numbers it lands on, recounts the annulled numbers above it, and releases a hold after a restore. */
 async function pointTo(tx: Tx, range: Row, to: number): Promise<Row> {
   const lines = await tx
     .selectFrom('annulment_lines')
@@ -143,8 +149,8 @@ async function pointTo(tx: Tx, range: Row, to: number): Promise<Row> {
   let pointer = to;
   for (const l of lines) if (l.range_from <= pointer && pointer <= l.range_to) pointer = l.range_to + 1;
   const ahead = lines.filter((l) => l.range_from >= pointer).reduce((sum, l) => sum + (l.range_to - l.range_from + 1), 0);
-  await tx.updateTable('sequence_ranges').set({ next: pointer, annulled_ahead: ahead }).where('id', '=', range.id).execute();
-  return { ...range, next: pointer, annulled_ahead: ahead };
+  await tx.updateTable('sequence_ranges').set({ next: pointer, annulled_ahead: ahead, unverified_since: null }).where('id', '=', range.id).execute();
+  return { ...range, next: pointer, annulled_ahead: ahead, unverified_since: null };
 }
 
 /** The highest number from `from` to `to` of the type that the store knows used: an e-CF it issued, or a Paso 2 case it signed. */

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Engine } from '../engine.js';
-import { EngineError, notFound } from '../errors.js';
+import { EngineError } from '../errors.js';
 import { encfOf } from '../documents/encf.js';
 import type { Db, Tx } from '../store/database.js';
 import type { SequenceRangesTable } from '../store/schema.js';
@@ -11,7 +10,7 @@ import type { SequenceRangesTable } from '../store/schema.js';
  * accepted, numbers above the restored pointers. So a restore holds every
  * range, and a held range hands out nothing until its next number is known
  * unused: by the authority check (`ecf sequence verify`, restore-check.ts)
- * or by an operator who knows it.
+ * or by an operator who knows it (`ecf sequence next --set`, next-number.ts).
  */
 
 type Range = Pick<Selectable<SequenceRangesTable>, 'id' | 'tenant_id' | 'environment' | 'type' | 'series' | 'range_from' | 'range_to' | 'next'>;
@@ -34,28 +33,6 @@ export function heldAfterRestore(range: Range): EngineError {
     `The e-NCF range ${range.range_from}–${range.range_to} of type ${range.type} in ${range.environment} (range ${range.id}) came back from a backup and issues nothing ` +
       `until its next number, ${encfOf(range.series, range.type, range.next)}, is known unused: the store the backup was taken from may have used it. ` +
       `Run \`${verifyCommandFor(range)}\` to ask the tax authority and move past the numbers it knows, ` +
-      'or, if you know the next unused number yourself, set it with `ecf sequence next`.',
+      `or, if you know the next unused number yourself, set it: \`ecf sequence next --tenant ${range.tenant_id} --env ${range.environment} --type ${range.type} --set N\` (N = ${range.next} confirms the number it holds).`,
   );
-}
-
-/**
- * Clears the hold of one range without asking the authority and without
- * moving its pointer: the operator states that its next number is unused.
- * Only the flag: moving a range's next number is the operator command of
- * issue 32 point 3 (`ecf sequence next`), which should call this when it
- * sets a held range's next number (join the two at merge).
- */
-export async function confirmRangeAfterRestore(engine: Engine, tenantId: string, rangeId: string): Promise<{ readonly rangeId: string; readonly next: number; readonly wasHeld: boolean }> {
-  const cleared = await engine.db
-    .updateTable('sequence_ranges')
-    .set({ unverified_since: null })
-    .where('id', '=', rangeId)
-    .where('tenant_id', '=', tenantId)
-    .where('unverified_since', 'is not', null)
-    .returning(['id', 'next'])
-    .executeTakeFirst();
-  if (cleared) return { rangeId: cleared.id, next: cleared.next, wasHeld: true };
-  const range = await engine.db.selectFrom('sequence_ranges').select(['id', 'next']).where('id', '=', rangeId).where('tenant_id', '=', tenantId).executeTakeFirst();
-  if (!range) throw notFound('e-NCF range', 'Sequence.NotFound');
-  return { rangeId: range.id, next: range.next, wasHeld: false };
 }

@@ -14,7 +14,7 @@ import { codeOf } from './code-of.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { cliFor } from '../../cli-runner.js';
-import { confirmRangeAfterRestore } from '../../../src/engine/sequences/restore-hold.js';
+import { setNextNumber } from '../../../src/engine/sequences/index.js';
 import { STORE, TEST_SERVER_URL, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
 import { databaseUrl, freshDatabaseName } from '../../postgres.js';
 
@@ -85,9 +85,10 @@ describe(`backup and restore on ${STORE}`, () => {
       // One snapshot: the range pointer stands exactly after the last e-NCF stored with it.
       const range = await copy.db.selectFrom('sequence_ranges').selectAll().where('id', '=', ecf[0]!.sequence_range_id!).executeTakeFirstOrThrow();
       expect(range.next - range.range_from).toBe(ecf.length);
-      // A restore holds every range (issue 32, point 7); nothing was issued after this backup, so the operator confirms it.
+      // A restore holds every range (issue 32, point 7); nothing was issued after this backup, so the operator confirms its number.
       expect(await codeOf(issue(copy, tenant.id, 1000))).toBe('Sequence.UnverifiedAfterRestore');
-      await confirmRangeAfterRestore(copy, tenant.id, range.id);
+      const confirmed = await setNextNumber(copy, { tenantId: tenant.id, environment: range.environment, type: range.type, next: range.next });
+      expect(confirmed).toMatchObject({ releasedAfterRestore: true, next: range.next });
       // The certificate came back through the sealed secrets: the copy signs.
       const next = await issue(copy, tenant.id, 1000);
       expect(next.created).toBe(true);

@@ -7,7 +7,7 @@ import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { openEngine, type Engine } from '../../../src/engine/engine.js';
 import { EngineError } from '../../../src/engine/errors.js';
 import { annulSequences } from '../../../src/engine/sequences/annulments.js';
-import { confirmRangeAfterRestore } from '../../../src/engine/sequences/restore-hold.js';
+import { setNextNumber } from '../../../src/engine/sequences/index.js';
 import { verifyRangesAfterRestore } from '../../../src/engine/sequences/restore-check.js';
 import { ensureSecretStoreKey } from '../../../src/engine/secrets/key-file.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
@@ -163,10 +163,10 @@ describe(`e-NCF ranges after a restore on ${STORE}`, () => {
     }
     expect(await codeOf(issueOn(copy, invoice31()))).toBe('Sequence.UnverifiedAfterRestore');
 
-    // The operator knows better (the flag only; `ecf sequence next` moves the pointer).
-    const range = await copy.db.selectFrom('sequence_ranges').select(['id', 'next']).where('type', '=', 31).executeTakeFirstOrThrow();
-    expect(await confirmRangeAfterRestore(copy, tenant.id, range.id)).toEqual({ rangeId: range.id, next: 2, wasHeld: true });
-    expect(await confirmRangeAfterRestore(copy, tenant.id, range.id)).toMatchObject({ wasHeld: false });
+    // The operator knows better: `ecf sequence next --set` at the number it holds confirms it, and only that range.
+    const confirm = () => setNextNumber(copy, { tenantId: tenant.id, environment: 'test', type: 31, next: 2 });
+    expect(await confirm()).toMatchObject({ releasedAfterRestore: true, previous: 2, next: 2 });
+    expect(await confirm()).toMatchObject({ releasedAfterRestore: false, next: 2 });
     expect((await issueOn(copy, invoice31())).encf).toBe('E310000000002');
     expect(await codeOf(issueOn(copy, consumo))).toBe('Sequence.UnverifiedAfterRestore');
   });

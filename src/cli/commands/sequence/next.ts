@@ -41,6 +41,7 @@ export default class SequenceNext extends EcfCommand {
     });
     const was = moved.previousEncf === null ? 'no range had numbers left' : `it was ${moved.previousEncf}`;
     this.log(`Type ${moved.type} in ${moved.environment}: ${moved.nextEncf ?? 'nothing'} is handed out next (${was}).`);
+    if (moved.releasedAfterRestore) this.log('The range was held after a restore; it issues again from there.');
     this.show(moved);
     return moved;
   }
