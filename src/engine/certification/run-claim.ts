@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
-import { newId } from '../ids.js';
+import { leaseOwnerName } from '../work/queue.js';
+import { holderState } from '../work/holder.js';
 import { inTransaction } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 
-/** Who runs a set now: kept in `platform_state`, renewed while the run lives. */
+/** Who runs a set now: kept in `platform_state`, renewed while the run lives; `owner` names the process as work leases do. */
 interface Holder {
   readonly owner: string;
   readonly host: string;
@@ -22,20 +23,10 @@ export interface RunClaim {
 
 const keyOf = (tenantId: string, paso: number) => `certification.run:${tenantId}:${paso}`;
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists, under another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A claim is held while unexpired, unless its process is known dead: on this machine, a pid that no longer runs (kill -9). */
+/** A claim is held while unexpired, unless its holder is known dead from here (work/holder.ts: same pid space, its process gone). */
 function holds(h: Holder, now: number): boolean {
   if (Date.parse(h.expiresAt) <= now) return false;
-  return h.host !== hostname() || pidAlive(h.pid);
+  return holderState(h.owner) !== 'dead';
 }
 
 /**
@@ -43,11 +34,11 @@ function holds(h: Holder, now: number): boolean {
  * certify run` beside the first would only wait on the cases the first is
  * sending and then report work it did not do, so it is refused at once,
  * saying who runs. A run that died (kill -9, a lost machine) leaves its claim
- * to expire after `leaseMs`; on the same machine its dead pid frees it at once.
+ * to expire after `leaseMs`; on the same machine its dead process frees it at once.
  */
 export async function claimRun(engine: Engine, tenantId: string, paso: 2 | 3, leaseMs: number): Promise<RunClaim> {
   const key = keyOf(tenantId, paso);
-  const owner = newId();
+  const owner = leaseOwnerName('certify-run');
   const at = () => engine.clock.now();
   const value = (startedAt: string): string =>
     JSON.stringify({ owner, host: hostname(), pid: process.pid, startedAt, expiresAt: new Date(at().getTime() + leaseMs).toISOString() } satisfies Holder);
