@@ -122,7 +122,7 @@ describe('stopping ecf serve', () => {
       const serve = await startServeCapturing(dataDir, ['--stop-timeout', '120', '--log-level', 'info']);
       await waitUntil(() => sandbox.control.inFlight() > 0, 'the send to be in flight', 60_000);
       serve.child.kill('SIGINT');
-      await waitUntil(() => serve.logLines().some((l) => l.msg === 'stopping on SIGINT'), 'the stop to begin', 60_000);
+      await waitUntil(() => serve.logLines().some((l) => String(l.msg).startsWith('stopping on SIGINT')), 'the stop to begin', 60_000);
       serve.child.kill('SIGINT');
       const code = await serve.exited;
       expect(code).not.toBe(0);

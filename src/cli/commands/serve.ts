@@ -127,7 +127,9 @@ export default class Serve extends EcfCommand {
       },
       async ({ signal, err }) => {
         if (err) app.log.error({ err }, 'stopping after an uncaught error');
-        app.log.info({ signal, stopTimeoutMs: stopMs }, `stopping${signal ? ` on ${signal}` : ''}`);
+        // Said whatever the level, as the start lines are: a person who pressed Ctrl-C sees why the drain waits.
+        const drain = drainMs > 0 ? `; answering for ${drainMs / 1000} s more (--stop-drain), a second ${signal ?? 'signal'} exits at once` : '';
+        say({ signal, stopTimeoutMs: stopMs, drainMs }, `stopping${signal ? ` on ${signal}` : ''}${drain}`);
         await startup.catch(() => undefined);
         await stop();
         app.log.info({}, 'stopped');

@@ -178,7 +178,7 @@ describe('ACECF from an external buyer over one of our e-CF', () => {
 
     const ok = await h.sandbox.control.taxpayer.sendApproval(h.receiverUrl, approval, { encf: ecf.encf });
     expect(ok.status).toBe(200);
-    expect(ok.body).toBe('');
+    expect(JSON.parse(ok.body)).toEqual({ codigo: 'OK', estado: 'Aprobacion Comercial Aceptada', mensaje: [] });
     const recorded = await listInboundApprovals(h.engine, h.tenant.id);
     expect(recorded).toEqual([expect.objectContaining({ ecfId: ecf.id, encf: ecf.encf, buyerRnc: '131880681', decision: 'rejected', rejectionReason: 'Precio distinto al acordado' })]);
     const events = (await listEvents(h.engine.db, { tenantId: h.tenant.id })).filter((e) => e.type === 'commercial_approval.received');
