@@ -7,7 +7,8 @@
  * on one line) there is no order, only "no circles".
  *
  *   1. foundation    clock, money, ids, errors, schema-types, validation,
- *                    paging, data-dir (src/engine/*.ts), log/logger.ts,
+ *                    paging, data-dir (src/engine/*.ts), log/logger.ts and
+ *                    log/request-id.ts,
  *                    net/ (HTTP agent, addresses and CIDR blocks),
  *                    xml/ (canonical XML, the schema gate), signing/
  *   2. store         store/ (kysely, dialects, transactions, locking); its
@@ -65,7 +66,7 @@
  */
 
 const LAYERS = [
-  ['foundation', '^src/engine/(clock|money|ids|errors|schema-types|validation|paging|data-dir)[.]ts$|^src/engine/(net|xml|signing)/|^src/engine/log/logger[.]ts$'],
+  ['foundation', '^src/engine/(clock|money|ids|errors|schema-types|validation|paging|data-dir)[.]ts$|^src/engine/(net|xml|signing)/|^src/engine/log/(logger|request-id)[.]ts$'],
   ['store', '^src/engine/store/(?!migrations/)'],
   ['records', '^src/engine/tenants/lookup[.]ts$|^src/engine/log/state-change[.]ts$'],
   ['settings', '^src/engine/settings/'],

@@ -2,3 +2,4 @@
 // Named re-exports only, so the list is a deliberate choice. The bundle keeps every module a door names, so a door
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
 export { type EngineLog } from './logger.js';
+export { currentRequestId, runInRequest } from './request-id.js';

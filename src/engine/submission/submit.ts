@@ -14,6 +14,7 @@ import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
 import { logStateChange } from '../log/state-change.js';
+import { currentRequestId } from '../log/request-id.js';
 import { noteTransportFailure, noteTransportSuccess } from './contingency.js';
 import { BUSY_JITTER, BUSY_LADDER_MS, FINAL_STATES, isBusy, POLL_LADDER_MS, RESEND_DELAY_MS, STATUS_TEXT, TRANSIENT_REJECTION_CODES, TRANSPORT_LADDER_MS } from './rules.js';
 
@@ -34,7 +35,12 @@ export interface SubmitState {
   readonly unclear?: boolean;
   /** When the send marked unclear began (ISO): a holder that died mid-send is asked about from it. */
   readonly sentAt?: string;
+  /** The API request that made or re-queued the e-CF: its later state changes carry it as `reqId` (log/request-id.ts). */
+  readonly requestId?: string;
 }
+
+/** What a fresh state keeps of the one before it: the request it belongs to. */
+const carried = (state: SubmitState | null): Pick<SubmitState, 'requestId'> => (state?.requestId ? { requestId: state.requestId } : {});
 
 /**
  * The lane of a submission: sends and status queries of a tenant are two
@@ -46,7 +52,9 @@ export const submissionLane = (environment: Environment, tenantId: string, phase
 
 /** Queues the submission of an e-CF; call in the transaction that stores or re-queues it. */
 export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: string; environment: Environment }, state: SubmitState = { phase: 'send' }) {
-  return enqueue(tx, now, { kind: SUBMIT_KIND, tenantId: ecf.tenantId, ref: ecf.id, lane: submissionLane(ecf.environment, ecf.tenantId, state.phase), payload: state });
+  const requestId = currentRequestId();
+  const payload = requestId && !state.requestId ? { ...state, requestId } : state;
+  return enqueue(tx, now, { kind: SUBMIT_KIND, tenantId: ecf.tenantId, ref: ecf.id, lane: submissionLane(ecf.environment, ecf.tenantId, state.phase), payload });
 }
 
 /** One token cache per process; tokens never leave the engine. */
@@ -107,9 +115,10 @@ async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event:
   if (event) {
     await emit(tx, now, row.tenant_id, event, ecfView(next));
     const trackId = taxauthOf(next).trackId;
+    const reqId = (by.item.payload as SubmitState | null)?.requestId;
     logStateChange(by.engine.log, tx, {
       subject: 'ecf', tenantId: row.tenant_id, id: row.id, encf: row.encf, from: shownState(row), to: shownState(next), attempt: by.item.attempts,
-      extra: { environment: row.environment, ...(trackId && { trackId }) },
+      extra: { environment: row.environment, ...(trackId && { trackId }), ...(reqId && { reqId }) },
     });
   }
   return next;
@@ -194,7 +203,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
         await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted', { engine, item });
         await rescheduleOrRollBack(tx, now, item, owner, {
           dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
-          payload: { phase: 'poll', trackId, polls: 0 },
+          payload: { phase: 'poll', trackId, polls: 0, ...carried(state) },
           lane: submissionLane(environment, row.tenant_id, 'poll'),
         });
       });
@@ -292,7 +301,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       afterCommit(tx, () =>
         engine.log.info({ ...submissionFields(row, item), code: transient.code, resend: count + 1, of: max, nextAttemptAt: nextAttemptAt.toISOString() }, `e-CF ${row.encf}: transient rejection ${transient.code}, the same XML is sent again`),
       );
-      await rescheduleOrRollBack(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send' }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
+      await rescheduleOrRollBack(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send', ...carried(item.payload as SubmitState | null) }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
       return;
     }
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';

@@ -63,8 +63,8 @@ describe('ecf serve logs', () => {
       ['submitted', 'accepted'],
     ]);
     for (const c of changes) expect(c).toMatchObject({ level: 'info', tenantId: tenant.id, encf: expect.stringMatching(/^E31\d{10}$/) });
-    // The request that issued it is named on the change it made; the background sends were no request's.
-    expect(changes.map((c) => c.reqId)).toEqual([issuedBy, undefined, undefined]);
+    // The request that issued it is named on every change of that e-CF, the background sends' too (the work it queued keeps the id).
+    expect(changes.map((c) => c.reqId)).toEqual([issuedBy, issuedBy, issuedBy]);
     expect(lines.some((l) => l.msg === 'stopped')).toBe(true);
 
     for (const key of Object.values(keys)) expect(all).not.toContain(key);
