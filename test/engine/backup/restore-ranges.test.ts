@@ -9,13 +9,12 @@ import { EngineError } from '../../../src/engine/errors.js';
 import { annulSequences } from '../../../src/engine/sequences/annulments.js';
 import { setNextNumber } from '../../../src/engine/sequences/index.js';
 import { verifyRangesAfterRestore } from '../../../src/engine/sequences/restore-check.js';
-import { ensureSecretStoreKey } from '../../../src/engine/secrets/key-file.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { drive } from '../submission/harness.js';
 import { codeOf } from './code-of.js';
+import { sandboxedStore } from './sandboxed-store.js';
 import { cliFor } from '../../cli-runner.js';
-import { STORE, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
+import { STORE, invoice31, tempDir, testDataDir } from '../../helpers.js';
 
 /**
  * Issue 32, point 7: a restore rewinds the e-NCF pointers to the moment of
@@ -35,15 +34,7 @@ afterEach(async () => {
 });
 
 async function live() {
-  const engine = await testEngine();
-  ensureSecretStoreKey(engine.dataDir);
-  await setSetting(engine, 'secrets.store', 'file');
-  const sandbox: RunningSandbox = await startSandbox({ clock: engine.clock });
-  closing.push(sandbox);
-  await setSetting(engine, 'taxauth.url.test', `${sandbox.url}/testecf`);
-  await setSetting(engine, 'taxauth.fc_url.test', `${sandbox.url}/testecf`);
-  await setSetting(engine, 'taxauth.timeout_ms', 2000);
-  const { tenant } = await seedIssuer(engine, { rangeSize: 500 });
+  const { engine, sandbox, tenant } = await sandboxedStore(closing, 500);
   await setSetting(engine, 'duplicates.mode', 'off', tenant.id);
   let n = 0;
   const issueOn = async (on: Engine, payload: unknown) => (await issueEcf(on, tenant.id, { idempotencyKey: `rr-${++n}`, payload })).ecf;

@@ -11,8 +11,8 @@ import { secretReferencesIn } from '../../../src/engine/backup/secret-refs.js';
 import type { ManualClock } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { openEngine, type Engine } from '../../../src/engine/engine.js';
-import { ensureSecretStoreKey } from '../../../src/engine/secrets/key-file.js';
 import { codeOf } from './code-of.js';
+import { sandboxedStore } from './sandboxed-store.js';
 import { verifyRangesAfterRestore } from '../../../src/engine/sequences/restore-check.js';
 import { decideCommercialApproval } from '../../../src/engine/reception/approve.js';
 import { readStatusKey, setStatusKey } from '../../../src/engine/taxauth/status-key.js';
@@ -21,10 +21,9 @@ import { parseXml, verifySignature } from '../../../src/engine/signing/verify.js
 import { COPIED_TABLES, DERIVED_TABLES } from '../../../src/engine/backup/copy-store.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { buildApp } from '../../../src/http/app.js';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { drive } from '../submission/harness.js';
 import { allowLoopback, emitEvent } from '../webhooks/harness.js';
-import { STORE, TEST_SERVER_URL, invoice31, seedIssuer, tempDir, testDataDir, testEngine } from '../../helpers.js';
+import { STORE, TEST_SERVER_URL, invoice31, tempDir, testDataDir } from '../../helpers.js';
 
 /**
  * The backup round trip of issue 25 on the store this run uses: a populated
@@ -44,16 +43,7 @@ afterEach(async () => {
 });
 
 async function populated() {
-  const engine = await testEngine();
-  // Secrets in encrypted files under this data directory's key: the restore gets another key, as another machine would.
-  ensureSecretStoreKey(engine.dataDir);
-  await setSetting(engine, 'secrets.store', 'file');
-  const sandbox: RunningSandbox = await startSandbox({ clock: engine.clock });
-  closing.push(sandbox);
-  await setSetting(engine, 'taxauth.url.test', `${sandbox.url}/testecf`);
-  await setSetting(engine, 'taxauth.fc_url.test', `${sandbox.url}/testecf`);
-  await setSetting(engine, 'taxauth.timeout_ms', 2000);
-  const { tenant } = await seedIssuer(engine, { rangeSize: 50 });
+  const { engine, sandbox, tenant } = await sandboxedStore(closing, 50);
   // The authority's status API key: a secret named by a platform_state row rather than a column.
   await setStatusKey(engine, 'status-key-0123456789');
   await setSetting(engine, 'duplicates.mode', 'off', tenant.id);
