@@ -1,25 +1,32 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Tests that never open a store: the document pipeline, XML and signing, the
- * installers, the certification workbooks and plan, the sandbox's load model.
- * The PostgreSQL run (ECF_TEST_DATABASE_URL) exists to prove the store, so it
- * leaves them to the SQLite run instead of running them a second time.
+ * The PostgreSQL run (ECF_TEST_DATABASE_URL) exists to prove the store, so it runs the engine's
+ * tests, where the store is used, and leaves to the SQLite run what only sits on top of it:
+ * the doors (CLI and HTTP adapters, the folder drop, the sandbox), rendering, and the parts
+ * that never open a store (the document pipeline, XML and signing, the installers, the
+ * workbooks and plan, the sandbox's load model). Process-level tests that prove the
+ * PostgreSQL wiring itself stay: a store moved into PostgreSQL, nodes sharing one database
+ * (test/engine/store, submission, reception), the folder drop's crash test, the jobs.
  */
-const STORE_FREE = [
+const POSTGRES_RUN = ['test/engine/**/*.test.ts', 'test/jobs/**/*.test.ts', 'test/watch/crash.test.ts', 'test/cli/migrate-store.test.ts'];
+const NOT_ON_POSTGRES = [
   'test/engine/documents/**',
   'test/engine/xml/**',
   'test/engine/signing/**',
-  'test/installers/**',
-  'test/engine/certification/{workbook,row-document,flatten,plan}.test.ts',
-  'test/sandbox/{load,load-flags,status-services}.test.ts',
+  'test/engine/representation/**',
+  'test/engine/certification/{workbook,row-document,flatten,plan,print}.test.ts',
+  // The engine areas' door tests: the same engine functions are tested under them on both stores.
+  'test/engine/**/{cli,http}.test.ts',
+  'test/engine/**/*-cli.test.ts',
   'test/engine/webhooks/address-guard.test.ts',
 ];
+const onPostgres = Boolean(process.env.ECF_TEST_DATABASE_URL);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, ...(process.env.ECF_TEST_DATABASE_URL ? STORE_FREE : [])],
+    include: onPostgres ? POSTGRES_RUN : ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(onPostgres ? NOT_ON_POSTGRES : [])],
     // On PostgreSQL (ECF_TEST_DATABASE_URL) the template database every test copies.
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
