@@ -5,14 +5,16 @@ import { join } from 'node:path';
 /**
  * Where `ecf` keeps V8's compiled code between runs (Node's module compile
  * cache, Node >= 22.1): the service's systemd CacheDirectory= ($CACHE_DIRECTORY),
- * else $XDG_CACHE_HOME/ecf, else ~/.cache/ecf. NODE_COMPILE_CACHE, when set,
- * wins (Node reads it itself). Undefined when there is no such place.
+ * else $XDG_CACHE_HOME/ecf, else %LOCALAPPDATA%\ecf\cache on Windows, else
+ * ~/.cache/ecf. NODE_COMPILE_CACHE, when set, wins (Node reads it itself).
+ * Undefined when there is no such place.
  */
 export function compileCacheDir(env = process.env) {
   if (env.NODE_COMPILE_CACHE) return env.NODE_COMPILE_CACHE;
   const systemd = env.CACHE_DIRECTORY?.split(':')[0];
   if (systemd) return systemd;
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'ecf');
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'ecf', 'cache');
   try {
     return join(homedir(), '.cache', 'ecf');
   } catch {
