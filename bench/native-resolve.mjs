@@ -9,5 +9,6 @@ export function initialize(data) {
 }
 
 export function resolve(specifier, context, next) {
-  return next(redirect(specifier, pkg) ?? specifier, context);
+  const url = redirect(specifier, pkg);
+  return url ? { url, shortCircuit: true } : next(specifier, context);
 }

@@ -101,7 +101,7 @@ try {
     figure(`startup: ${name}`, median(xs), 'ms', 'lower');
     figure(`startup: ${name}, × node -e 0`, median(xs) / base, '×', 'lower');
   };
-  console.log(`${node}, compile cache ${typeof (await import('node:module')).default.enableCompileCache === 'function' ? 'available' : 'not in this runtime'}`);
+  console.log(`${node}, compile cache ${typeof ((await import('node:module')).default as { enableCompileCache?: unknown }).enableCompileCache === 'function' ? 'available' : 'not in this runtime'}`);
   console.log(`node -e 0 (bare start)             ${base.toFixed(0).padStart(6)} ms  (median of ${RUNS})`);
   figure('startup: node -e 0', base, 'ms', 'lower');
   row('ecf --version', version, 300);
