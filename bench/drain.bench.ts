@@ -12,6 +12,7 @@ import { issueEcf } from '../src/engine/ecf/issue.js';
 import { setSetting } from '../src/engine/settings/settings.js';
 import { runBackgroundWork } from '../src/engine/background-work.js';
 import { payload } from './documents.js';
+import { figure } from './figures.js';
 import { startSandboxChild } from './sandbox-child.js';
 import { seedBenchIssuer } from './seed.js';
 
@@ -57,6 +58,7 @@ async function drain(latencyMs: number): Promise<void> {
         `${stats.performed} work items, ${stats.busy} busy answers; ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; ` +
         `bound ${concurrency} per environment; engine RSS ${(rssBefore / 2 ** 20).toFixed(0)} → peak ${(peakRss / 2 ** 20).toFixed(0)} MB)`,
     );
+    figure(`drain: ${N} e-CF at ${latencyMs} ms per request`, N / seconds, 'e-CF/s', 'higher');
     if (latencyMs > 0) {
       // What the latency alone allows: each e-CF needs a send and at least one status query.
       const ceiling = concurrency / ((2 * latencyMs) / 1000);

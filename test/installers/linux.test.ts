@@ -135,6 +135,15 @@ describe('directory build and Linux installer', () => {
     expect(readFileSync(join(ROOT, 'installers/linux/ecf-backup.timer'), 'utf8')).toMatch(/^OnCalendar=.+\nPersistent=true$/m);
   });
 
+  it('both services get a cache directory of their own, where bin/ecf.js keeps Node\'s compile cache ($CACHE_DIRECTORY)', () => {
+    // ProtectSystem=strict and ProtectHome=yes leave the service no other place to write it.
+    for (const name of ['ecf.service', 'ecf-backup.service']) {
+      const text = readFileSync(join(ROOT, 'installers/linux', name), 'utf8');
+      expect(text, name).toMatch(/^CacheDirectory=ecf$/m);
+      expect(text, name).toMatch(/^CacheDirectoryMode=0700$/m);
+    }
+  });
+
   it('refuses what is not a directory build, and unknown options', () => {
     const script = join(ROOT, 'installers/linux/install.sh');
     const notBuild = spawnSync('sh', [script, '--from', tempDir()], { encoding: 'utf8' });
