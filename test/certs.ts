@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { tempDir } from './helpers.js';
@@ -27,9 +28,45 @@ export interface IdentityOptions {
   readonly keyPem?: string;
 }
 
+/**
+ * RSA keys are the slow part of an identity (a 2048-bit key takes 0.1 to 2 s to find on a busy
+ * machine, and the suite makes hundreds), while what tests check is in the certificate. So keys
+ * come from a pool of KEY_POOL distinct keys per size, made once and kept in the temp dir
+ * (written to a temporary file, then renamed: workers that make one at the same time each keep a
+ * whole key). Each call takes the next key, so identities made one after the other (up to
+ * KEY_POOL of them) never share a key; each certificate is still made and signed anew.
+ */
+export const KEY_POOL = 16;
+export const KEY_POOL_DIR = join(process.env.ECF_TEST_KEY_DIR ?? tmpdir(), 'ecf-test-keys');
+const pooled = new Map<string, string>();
+const nextKey = new Map<number, number>();
+
+/** The pool file that holds key `index` of `bits` bits. */
+export function pooledKeyPath(bits: number, index: number): string {
+  return join(KEY_POOL_DIR, `rsa${bits}-${index}.pem`);
+}
+
+function pooledKey(bits: number): string {
+  const index = nextKey.get(bits) ?? 0;
+  nextKey.set(bits, (index + 1) % KEY_POOL);
+  const file = pooledKeyPath(bits, index);
+  let pem = pooled.get(file);
+  if (pem) return pem;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    pem = generateKeyPairSync('rsa', { modulusLength: bits }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    mkdirSync(KEY_POOL_DIR, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, pem, { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+  pooled.set(file, pem);
+  return pem;
+}
+
 export function makeIdentity(options: IdentityOptions = {}): Identity {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: options.bits ?? 2048 });
-  const keyPem = options.keyPem ?? privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const keyPem = options.keyPem ?? pooledKey(options.bits ?? 2048);
   const key = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { ManualClock } from '../src/engine/clock.js';
 import { openEngine, type Engine } from '../src/engine/engine.js';
 import { createOrganization } from '../src/engine/tenants/organizations.js';
@@ -11,7 +11,7 @@ import { createTenant } from '../src/engine/tenants/tenants.js';
 import { createOrganizationApiKey, createTenantApiKey } from '../src/engine/tenants/api-keys.js';
 import { setEmitterProfile } from '../src/engine/tenants/emitter-profile.js';
 import type { TenantRole } from '../src/engine/tenants/schemas.js';
-import { DATABASE_URL_FILE } from '../src/engine/data-dir.js';
+import { DATABASE_FILE, DATABASE_URL_FILE } from '../src/engine/data-dir.js';
 import { emitterProfile } from './fixtures/payloads.js';
 import { TEST_SERVER_URL, createFromTemplate, databaseUrl, dropDatabase, freshDatabaseName } from './postgres.js';
 
@@ -48,6 +48,15 @@ export function testDataDir(label = 'ecf-test-'): string {
   return dir;
 }
 
+/** The migrated SQLite store test/global-setup.ts made for this run; undefined outside a vitest run that ran it. */
+export function sqliteTemplateDir(): string | undefined {
+  try {
+    return inject('sqliteTemplateDir');
+  } catch {
+    return undefined;
+  }
+}
+
 /** A real store (a SQLite file, or a PostgreSQL database) in its own directory, migrated, with a clock that moves only when told. */
 export async function testEngine(clock = new ManualClock('2026-03-10T14:00:00.000Z')): Promise<Engine & { clock: ManualClock }> {
   const dataDir = tempDir();
@@ -57,6 +66,9 @@ export async function testEngine(clock = new ManualClock('2026-03-10T14:00:00.00
     cleanups.push(() => dropDatabase(server, name));
     writeFileSync(join(dataDir, DATABASE_URL_FILE), databaseUrl(server, name) + '\n', { mode: 0o600 });
   }
+  const template = TEST_SERVER_URL ? undefined : sqliteTemplateDir();
+  // Only the migrated, empty store is in the template (no key, no secret): a copy is what migrating gives.
+  if (template) copyFileSync(join(template, DATABASE_FILE), join(dataDir, DATABASE_FILE));
   const engine = await openEngine({ dataDir, clock });
   cleanups.push(() => engine.close());
   return engine as Engine & { clock: ManualClock };

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { BIN, cliFor } from '../cli-runner.js';
 import { seedIssuer, tempDir, testDataDir } from '../helpers.js';
+import { NO_DRAIN } from '../serve-process.js';
 
 /** A self-signed certificate for 127.0.0.1 and its key, made by openssl. */
 function selfSigned(dir: string, name: string): { cert: string; key: string } {
@@ -22,7 +23,7 @@ function selfSigned(dir: string, name: string): { cert: string; key: string } {
 
 /** `ecf serve` with the arguments given; resolves with the base URL it prints once it listens. */
 async function serve(dataDir: string, args: string[]): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-jobs', '--log-level', 'warn', '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-jobs', '--log-level', 'warn', '--data-dir', dataDir, ...NO_DRAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const base = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -13,7 +13,7 @@ describe('ecf serve', () => {
     const { tenant, keys } = await seedTenant(engine);
     await engine.close();
 
-    const { child, base } = await startServe(dataDir);
+    const { child, base, output } = await startServe(dataDir);
     try {
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const anonymous = await fetch(`${base}/api/v1/emitter-profile`);
@@ -32,6 +32,9 @@ describe('ecf serve', () => {
     }
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+    // Tests start serve without issue 32's 5 s drain (test/serve-process.ts): its stop line has none.
+    expect(output()).toMatch(/stopping on SIGTERM/);
+    expect(output()).not.toMatch(/answering for/);
   });
 
   it('writes its start line as JSON whatever --log-level, and refuses a port in use with a styled error and exit 6', async () => {
@@ -51,6 +54,7 @@ describe('ecf serve', () => {
       first.child.kill('SIGTERM');
     }
     expect(await first.exited).toBe(0);
+    expect(first.logLines().find((l) => String(l.msg).startsWith('stopping on SIGTERM'))).toMatchObject({ drainMs: 0 });
     // Two processes start here, each opening the store (on PostgreSQL, creating its own database first).
   }, 120_000);
 });

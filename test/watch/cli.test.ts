@@ -7,6 +7,7 @@ import { openEngine } from '../../src/engine/engine.js';
 import { ensureSecretStoreKey } from '../../src/engine/secrets/key-file.js';
 import { BIN, cliFor } from '../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
+import { NO_DRAIN } from '../serve-process.js';
 
 /** `ecf serve --watch DIR`: the server issues dropped files too, and its API sees the e-CF. */
 describe('ecf serve --watch', () => {
@@ -23,7 +24,7 @@ describe('ecf serve --watch', () => {
     const dir = tempDir('ecf-serve-watch-dir-');
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     for (const k of Object.keys(env)) if (k.startsWith('ECF_') && k !== 'ECF_IN_KEYRING_SESSION' && k !== 'ECF_REQUIRE_KEYCHAIN') delete env[k];
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-jobs', '--log-level', 'warn', '--watch', dir, '--data-dir', dataDir], {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-jobs', '--log-level', 'warn', '--watch', dir, '--data-dir', dataDir, ...NO_DRAIN], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -13,7 +13,7 @@ import { getSetting } from '../settings/settings.js';
 import { addRange, MAX_SEQUENTIAL, NON_EXPIRING } from '../sequences/ranges.js';
 import { paso4Needs } from './paso4-needs.js';
 import type { EcfTable } from '../store/schema.js';
-import { waitForVerdict } from '../submission/wait.js';
+import { waitForVerdict, type Pace } from '../submission/wait.js';
 import { getCertification, recordPaso, requireCertification } from './state.js';
 import { SIMULATION_EXAMPLES } from './simulation-examples.js';
 import {
@@ -58,6 +58,8 @@ export interface SimulationOptions {
   readonly payloadDir?: string;
   /** How long to wait for each e-CF's verdict, in seconds (default 300). */
   readonly waitSeconds?: number;
+  /** The time that wait runs on (the real clock by default); tests pass one that moves their clock. */
+  readonly pace?: Pace;
   /** Start a new round: nothing issued before counts (after the portal restarted the simulation). */
   readonly restart?: boolean;
   /** Told after every e-CF issued and every verdict: accepted so far out of the whole quota. */
@@ -347,13 +349,20 @@ function stateOf(p: Position): PositionState {
  * `issuing.wait_for_verdict_seconds` does, as many at once as
  * `taxauth.concurrency` allows calls to the authority.
  */
-async function driveToVerdicts(engine: Engine, tenantId: string, rows: readonly EcfRow[], seconds: number, onVerdict: (view: EcfView) => void): Promise<Map<string, EcfView>> {
+async function driveToVerdicts(
+  engine: Engine,
+  tenantId: string,
+  rows: readonly EcfRow[],
+  seconds: number,
+  pace: Pace | undefined,
+  onVerdict: (view: EcfView) => void,
+): Promise<Map<string, EcfView>> {
   const concurrency = await getSetting<number>(engine, 'taxauth.concurrency');
   const out = new Map<string, EcfView>();
   const queue = [...rows];
   const worker = async () => {
     for (let row = queue.shift(); row; row = queue.shift()) {
-      const view = await waitForVerdict(engine, tenantId, row.id, seconds);
+      const view = await waitForVerdict(engine, tenantId, row.id, seconds, pace);
       out.set(row.id, view);
       onVerdict(view);
     }
@@ -419,7 +428,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
   };
   const wait = async (ps: readonly Position[]) => {
     const open = ps.filter((p) => stateOf(p) === 'pending');
-    const views = await driveToVerdicts(engine, tenantId, open.map((p) => latest(p)!), waitSeconds, (v) => tell(`${v.encf}: ${v.status}`));
+    const views = await driveToVerdicts(engine, tenantId, open.map((p) => latest(p)!), waitSeconds, options.pace, (v) => tell(`${v.encf}: ${v.status}`));
     for (const p of open) {
       const row = latest(p)!;
       if (views.has(row.id)) p.rows = [...p.rows.slice(0, -1), await reload(engine, tenantId, row)];

@@ -17,7 +17,7 @@ import { certificationHarness } from './simulation-harness.js';
 describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all', () => {
   it('renders the 11 slots from accepted simulation e-CF, named by slot, each showing its e-NCF and the certecf QR host; records Paso 5', async () => {
     const h = await certificationHarness();
-    const sim = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const sim = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(sim.complete).toBe(true);
     const out = join(tempDir(), 'pdfs');
     const r = await renderPrintSlots(h.engine, h.tenant.id, { outDir: out });
@@ -58,7 +58,7 @@ describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all'
 
   it('refuses when the total is over the limit, with every size, and writes nothing', async () => {
     const h = await certificationHarness();
-    await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     const out = join(tempDir(), 'too-big');
     const err = await renderPrintSlots(h.engine, h.tenant.id, { outDir: out, maxTotalBytes: 20_000 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'Certification.PrintTooLarge', kind: 'too_large' });
@@ -75,7 +75,7 @@ describe('Pasos 5–6: one printed representation per portal slot, 10 MB in all'
     for (const encf of ['E460000000011', 'E460000000012']) {
       h.sandbox.control.script({ encf, outcomes: [{ kind: 'reject', messages: [{ code: 1999, value: 'Rechazado' }] }] });
     }
-    await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     const out = join(tempDir(), 'partial');
     const r = await renderPrintSlots(h.engine, h.tenant.id, { outDir: out });
     expect(r.complete).toBe(false);

@@ -16,6 +16,7 @@ import { BIN, cliFor } from '../../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testDataDir, waitUntil } from '../../helpers.js';
 import { newId } from '../../../src/engine/ids.js';
 import { receptionHarness } from '../reception/harness.js';
+import { NO_DRAIN } from '../../serve-process.js';
 
 describe('the receiver check (Pasos 7–11)', () => {
   it('prints the URLs to type: host and prefix, with the fixed suffixes the portal appends', () => {
@@ -160,7 +161,7 @@ function selfSigned(dir: string): { cert: string; key: string } {
 }
 
 async function serveTls(dataDir: string, tls: { cert: string; key: string }): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-jobs', '--log-level', 'warn', '--data-dir', dataDir, '--tls-cert', tls.cert, '--tls-key', tls.key], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-jobs', '--log-level', 'warn', '--data-dir', dataDir, '--tls-cert', tls.cert, '--tls-key', tls.key, ...NO_DRAIN], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const base = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

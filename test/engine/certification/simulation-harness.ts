@@ -4,6 +4,8 @@ import { setSetting } from '../../../src/engine/settings/settings.js';
 import { startCertification } from '../../../src/engine/certification/state.js';
 import { newId } from '../../../src/engine/ids.js';
 import type { Engine } from '../../../src/engine/engine.js';
+import type { ManualClock } from '../../../src/engine/clock.js';
+import type { Pace } from '../../../src/engine/submission/wait.js';
 import { seedIssuer, testEngine } from '../../helpers.js';
 
 const running: RunningSandbox[] = [];
@@ -59,5 +61,24 @@ export async function certificationHarness(options: { paso2Cases?: boolean } = {
   const seeded = await seedIssuer(engine);
   await startCertification(engine, seeded.tenant.id);
   if (options.paso2Cases !== false) await seedPaso2Cases(engine, seeded.tenant.id);
-  return { engine, sandbox, ...seeded };
+  return { engine, sandbox, pace: clockPace(engine.clock), ...seeded };
+}
+
+/**
+ * Waiting for verdicts on the engine's ManualClock: a pause moves it to the instant the pause
+ * ends (unless another already moved it past), so concurrent waits move it together, as real
+ * time would, and no real time passes. `paused` counts the pauses.
+ */
+export function clockPace(clock: ManualClock): Pace & { paused: number } {
+  const pace = {
+    paused: 0,
+    now: () => clock.now().getTime(),
+    pause: async (ms: number) => {
+      pace.paused++;
+      const to = clock.now().getTime() + ms;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (clock.now().getTime() < to) clock.set(new Date(to));
+    },
+  };
+  return pace;
 }

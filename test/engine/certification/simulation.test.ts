@@ -25,7 +25,7 @@ const sequentialOf = (encf: string) => Number(encf.slice(3));
 describe('Paso 4: the simulation quota, issued through the normal path in cert (sandbox over HTTP)', () => {
   it('issues the quota per type with new e-NCFs above the Paso 2 ones, notes modifying accepted simulation e-CF, and records Paso 4', async () => {
     const h = await certificationHarness();
-    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(r.complete).toBe(true);
     expect(r.accepted).toBe(25);
     expect(r.issuedNow).toBe(25);
@@ -89,7 +89,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
       ['Certification.RangeReusesPaso2', `ecf sequence next --tenant ${h.tenant.rnc} --env cert --type 32 --set 22`],
     ]);
     expect(needs[1]!.message).toContain('refuses an annulment of used ones (1105)');
-    const refused = runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const refused = runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     await expect(refused).rejects.toMatchObject({ code: 'Certification.Paso4NotReady' });
     await expect(refused).rejects.toThrow(/emitter profile[\s\S]*--type 31 --set 10[\s\S]*--type 32 --set 22/);
     expect(await h.engine.db.selectFrom('ecf').select('id').execute()).toEqual([]);
@@ -101,7 +101,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
       await setNextNumber(h.engine, { tenantId: h.tenant.id, environment: 'cert', type: type!, next: next! });
     }
     expect(await paso4Needs(h.engine, h.tenant.id)).toEqual([]);
-    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(r.accepted).toBe(25);
     const issued = r.slots.flatMap((s) => s.documents.map((d) => d.encf));
     expect(issued.filter((e) => e.startsWith('E31')).map(sequentialOf)).toEqual([10, 11, 12, 13]);
@@ -112,7 +112,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     const h = await certificationHarness();
     // The first 43 the run issues (E430000000012, after Paso 2's 11) is rejected.
     h.sandbox.control.script({ encf: 'E430000000012', outcomes: [{ kind: 'reject', messages: [{ code: 1999, value: 'Monto inválido' }] }] });
-    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(first).toMatchObject({ complete: false, restartsNext: true, round: 1, accepted: 21, issuedNow: 22 });
     expect(first.rejected).toEqual([expect.objectContaining({ slot: '43', encf: 'E430000000012', status: 'rejected', messages: [{ code: 1999, value: 'Monto inválido' }] })]);
     expect(first.slots.filter((s) => s.slot === '33' || s.slot === '34').flatMap((s) => s.documents)).toEqual([]);
@@ -120,7 +120,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     expect((await getCertification(h.engine, h.tenant.id))!.pasos[4]).toMatchObject({ state: 'failed', detail: { round: 1, restartsNext: true } });
     const firstEncfs = new Set(first.slots.flatMap((s) => s.documents.map((d) => d.encf)));
 
-    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(second).toMatchObject({ complete: true, round: 2, accepted: 25, issuedNow: 25, restartsNext: false });
     const secondDocs = second.slots.flatMap((s) => s.documents);
     for (const d of secondDocs) expect(firstEncfs.has(d.encf), d.encf).toBe(false);
@@ -128,7 +128,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     expect(second.rangesAdded).toEqual([]);
 
     const submissionsBefore = h.sandbox.control.submissions().length;
-    const third = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const third = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(third).toMatchObject({ complete: true, round: 2, issuedNow: 0, accepted: 25 });
     expect(h.sandbox.control.submissions().length).toBe(submissionsBefore);
     expect((await getCertification(h.engine, h.tenant.id))!.pasos[4]).toMatchObject({ state: 'done', detail: { round: 2 } });
@@ -136,25 +136,29 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
 
   it('sends no notes while an e-CF sent before is still in process; the next run waits for it and then sends them', async () => {
     const h = await certificationHarness();
-    // In process for 8 status queries (a second allows about 4; the poll ladder's 11 would end in review).
+    // In process for 8 status queries (a second allows at most 4, a query every 250 ms; the poll ladder's 11 would end in review).
     h.sandbox.control.script({ encf: 'E410000000008', outcomes: [{ kind: 'inProcess', queries: 8, then: { kind: 'accept' } }] });
-    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 1 });
+    const started = h.engine.clock.now().getTime();
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 1, pace: h.pace });
+    // The pauses between queries ran on the engine's clock (the pace given), not on the real one.
+    expect(h.pace.paused).toBeGreaterThan(0);
+    expect(h.engine.clock.now().getTime()).toBeGreaterThan(started);
     expect(first.complete).toBe(false);
     expect(first.pending.map((d) => d.encf)).toContain('E410000000008');
     expect(first.slots.filter((s) => s.slot === '33' || s.slot === '34').flatMap((s) => s.documents)).toEqual([]);
     expect(first.slots.find((s) => s.slot === '34')!.waiting).toMatch(/waits until every e-CF sent before has a final verdict \(.*E410000000008/);
     expect(first.note).toMatch(/still waiting for a verdict/);
-    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(second).toMatchObject({ complete: true, issuedNow: 3 });
   });
 
   it('an e-CF accepted with conditions does not count: the next run issues another in its place, in the same round', async () => {
     const h = await certificationHarness();
     h.sandbox.control.script({ encf: 'E440000000006', outcomes: [{ kind: 'conditional', messages: [{ code: 4001, value: 'Observación' }] }] });
-    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(first).toMatchObject({ complete: false, restartsNext: false, accepted: 24 });
     expect(first.conditional).toEqual([expect.objectContaining({ slot: '44', encf: 'E440000000006', status: 'accepted_conditional' })]);
-    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const second = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(second).toMatchObject({ complete: true, round: 1, issuedNow: 1 });
     expect(second.slots.find((s) => s.slot === '44')!.documents.map((d) => [d.position, d.attempt, d.encf, d.status])).toEqual([
       [1, 1, 'E440000000006', 'accepted_conditional'],
@@ -165,8 +169,8 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
 
   it('--restart starts a new round by hand: everything is issued again with new e-NCFs', async () => {
     const h = await certificationHarness();
-    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
-    const again = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, restart: true });
+    const first = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
+    const again = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace, restart: true });
     expect(again).toMatchObject({ complete: true, round: 2, issuedNow: 25 });
     const before = new Set(first.slots.flatMap((s) => s.documents.map((d) => d.encf)));
     for (const d of again.slots.flatMap((s) => s.documents)) expect(before.has(d.encf)).toBe(false);
@@ -182,7 +186,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     writeFileSync(join(dir, 'big-32.json'), JSON.stringify({ type: 32, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente Grande SRL' }, lines: [{ name: 'Generador', quantity: 1, unitPrice: '300000.00' }] }));
     writeFileSync(join(dir, 'small-32.json'), JSON.stringify({ type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Café', quantity: 1, unitPrice: '80.00' }] }));
     writeFileSync(join(dir, 'note-34.json'), JSON.stringify({ type: 34, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente Grande SRL' }, reference: { modifiedNcf: 'E32', modificationCode: '3' }, lines: [{ name: 'Descuento posterior', quantity: 1, unitPrice: '1000.00' }] }));
-    const r = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30 });
+    const r = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30, pace: h.pace });
     expect(r.complete).toBe(true);
     const source = Object.fromEntries(r.slots.map((s) => [s.slot, s.source]));
     expect(source).toMatchObject({ '31': 'payloads', '32': 'payloads', '32-rfce': 'payloads', '34': 'payloads', '33': 'examples', '41': 'examples' });
@@ -204,11 +208,11 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     await setSetting(h.engine, 'duplicates.mode', 'rechazar', h.tenant.id);
     const dir = tempDir();
     writeFileSync(join(dir, 'only-31.json'), JSON.stringify({ type: 31, incomeType: '01', payment: { condition: '1' }, buyer: { rnc: '131880681', name: 'Cliente SRL' }, lines: [{ name: 'Producto', quantity: 1, unitPrice: '100.00' }] }));
-    const err = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30 }).catch((e: unknown) => e);
+    const err = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30, pace: h.pace }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'Ecf.DuplicateSuspected' });
     expect((err as Error).message).toMatch(/^Slot "31", e-CF 2 of 4 \(only-31\.json\): This e-CF matches E310000000010/);
     await setSetting(h.engine, 'duplicates.mode', 'observar', h.tenant.id);
-    const r = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30 });
+    const r = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, waitSeconds: 30, pace: h.pace });
     expect(r).toMatchObject({ complete: true, issuedNow: 24 });
     expect(r.slots.find((s) => s.slot === '31')!.documents.map((d) => d.encf)).toEqual(['E310000000010', 'E310000000011', 'E310000000012', 'E310000000013']);
   });
@@ -218,7 +222,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ type: 31, lines: [] }));
     writeFileSync(join(dir, 'junk.json'), '{ not json');
-    const err = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir }).catch((e: unknown) => e);
+    const err = await runSimulation(h.engine, h.tenant.id, { payloadDir: dir, pace: h.pace }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'Validation.Failed' });
     const paths = (err as { errors: { path: string }[] }).errors.map((e) => e.path);
     expect(paths.some((p) => p.startsWith('bad.json: '))).toBe(true);
@@ -234,7 +238,7 @@ describe('Paso 4: the simulation quota, issued through the normal path in cert (
     const setEncfs = (await h.engine.db.selectFrom('certification_cases').select('encf').where('tenant_id', '=', h.tenant.id).where('paso', '=', 2).execute()).map((c) => c.encf);
     expect(setEncfs.length).toBeGreaterThan(0);
 
-    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30 });
+    const r = await runSimulation(h.engine, h.tenant.id, { waitSeconds: 30, pace: h.pace });
     expect(r.complete).toBe(true);
     for (const d of r.slots.flatMap((s) => s.documents)) {
       const sameType = setEncfs.filter((e) => e.slice(1, 3) === d.encf.slice(1, 3)).map(sequentialOf);

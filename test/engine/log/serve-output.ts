@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { withoutDrain } from '../../serve-process.js';
 
 const bin = fileURLToPath(new URL('../../../bin/ecf.js', import.meta.url));
 
@@ -17,11 +18,12 @@ export interface ServeProcess {
 }
 
 /**
- * Starts the built `ecf serve` as test/serve-process.ts does, keeping all it
+ * Starts the built `ecf serve` as test/serve-process.ts does (without the
+ * stop drain unless `args` set `--stop-drain`), keeping all it
  * writes: these tests read its log lines and search them for secrets.
  */
 export async function startServeCapturing(dataDir: string, args: readonly string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-format', 'json', ...withoutDrain(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => {

@@ -1,11 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { openEngine } from '../../../src/engine/engine.js';
+import { openEngine, type Engine } from '../../../src/engine/engine.js';
 import { listEvents } from '../../../src/engine/events/outbox.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { createWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
-import { TEST_SERVER_URL, invoice31, seedIssuer, testDataDir } from '../../helpers.js';
+import { TEST_SERVER_URL, invoice31, seedIssuer, tempDir, testDataDir } from '../../helpers.js';
 import { allowLoopback, startReceiver } from '../webhooks/harness.js';
 import { startServe } from '../../serve-process.js';
 
@@ -15,8 +18,13 @@ import { startServe } from '../../serve-process.js';
  * one stops answering, send the same request (same Idempotency-Key) to
  * another. One process is SIGKILLed in the middle, holding requests,
  * transactions and leased work. Its leases run out (two minutes) and the
- * others finish its work.
+ * others finish its work. The processes run on a clock the test moves
+ * (test/fixtures/shifted-clock.mjs): once the two left hold no lease, the
+ * wait for the dead one's leases has nothing else in it, and their clock
+ * jumps past the last of them instead of waiting two minutes.
  */
+
+const SHIFTED_CLOCK = fileURLToPath(new URL('../../fixtures/shifted-clock.mjs', import.meta.url));
 
 const E_CF = 1000;
 const CLIENTS = 24;
@@ -37,6 +45,29 @@ async function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<Node> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * When the processes left (not `deadPid`) have nothing to do until the dead one's leases run out:
+ * every pending work item and webhook delivery is either leased by the dead process or due later
+ * than `soonMs` from now. Returns the instant the last of the dead one's leases runs out (0 when
+ * it holds none), or null while there is work the others could do now.
+ */
+async function idleUntilDeadLeases(engine: Engine, deadPid: string, soonMs: number): Promise<number | null> {
+  const now = Date.now();
+  const work = await engine.db.selectFrom('work').select(['lease_owner as owner', 'lease_expires_at as expires', 'due_at as due']).execute();
+  const deliveries = await engine.db
+    .selectFrom('webhook_deliveries')
+    .select(['lease_owner as owner', 'lease_expires_at as expires', 'next_attempt_at as due'])
+    .where('status', '=', 'pending')
+    .execute();
+  let last = 0;
+  for (const r of [...work, ...deliveries]) {
+    const leased = r.owner !== null && r.expires !== null && Date.parse(r.expires) > now;
+    if (leased && r.owner!.includes(deadPid)) last = Math.max(last, Date.parse(r.expires!));
+    else if (leased || Date.parse(r.due) <= now + soonMs) return null;
+  }
+  return last;
+}
+
 describe.skipIf(!TEST_SERVER_URL)('several engine processes on one PostgreSQL database', () => {
   it(`three ecf serve processes issue ${E_CF} e-CF and submit them; one is killed in the middle: no duplicate or missing e-NCF, every e-CF final, every event delivered`, async () => {
     const dataDir = testDataDir();
@@ -51,7 +82,14 @@ describe.skipIf(!TEST_SERVER_URL)('several engine processes on one PostgreSQL da
       await allowLoopback(engine);
       await createWebhook(engine, tenant.id, { url: receiver.url, events: ['*'] });
 
-      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ECF_TAXAUTH_SANDBOX_URL: sandbox.url };
+      const shiftFile = join(tempDir('ecf-clock-shift-'), 'shift-ms');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        NO_COLOR: '1',
+        ECF_TAXAUTH_SANDBOX_URL: sandbox.url,
+        ECF_TEST_CLOCK_SHIFT_FILE: shiftFile,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${SHIFTED_CLOCK}"`.trim(),
+      };
       for (const k of ['ECF_DATA_DIR', 'ECF_DATABASE_URL']) delete env[k];
       for (let i = 0; i < 3; i++) nodes.push(await serve(dataDir, env));
 
@@ -103,8 +141,21 @@ describe.skipIf(!TEST_SERVER_URL)('several engine processes on one PostgreSQL da
       for (const r of rows) expect(answered.get(r.idempotency_key)?.id).toBe(r.id);
 
       // Every e-CF reaches a final state and every event reaches the receiver (the killed node's leases expire after two minutes).
+      const deadPid = `:${nodes[1]!.child.pid}:`;
+      const issuedAt = Date.now();
+      let shifted = false;
       const deadline = Date.now() + 5 * 60_000;
       for (;;) {
+        if (!shifted) {
+          // The two left have nothing to do for a while: only the dead one's leases stand between now and the end.
+          const until = await idleUntilDeadLeases(engine, deadPid, 5_000);
+          if (until !== null) {
+            shifted = true;
+            const ahead = until - Date.now();
+            if (ahead > 0) writeFileSync(shiftFile, String(ahead + 1_000));
+            console.log(`multi-node: the two processes left idle ${Math.round((Date.now() - issuedAt) / 1000)} s after the last e-CF was issued; their clock moved ${Math.max(0, Math.round(ahead / 1000))} s ahead, past the killed one's leases`);
+          }
+        }
         const pending = await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenant.id).where('status', 'not in', ['accepted', 'conditionally_accepted', 'rejected']).execute();
         const events = await listEvents(engine.db, { tenantId: tenant.id, limit: 100_000 });
         const delivered = new Set(receiver.received.map((r) => r.headers['webhook-id']));
