@@ -6,17 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { ensureSecretStoreKey } from '../../src/engine/secrets/key-file.js';
+import { runEcf } from '../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 
 /**
  * `ecf sequence …`, `ecf issue`, `ecf show`, `ecf list`, `ecf xml` and the
- * demo script end to end: the built binary (`npm test` builds dist first) as
- * a child process over a data directory prepared in-process. Each spawn
- * costs about half a second, so each test walks a whole story.
+ * demo script end to end: the built program (`npm test` builds dist first),
+ * run in-process (test/cli-runner.ts), over a data directory prepared here;
+ * the demo script as a child process. Each test walks a whole story.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'bin/ecf.js');
 const SLOW = 120_000;
 
 interface Result {
@@ -49,7 +49,7 @@ function node(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
 function cli(dataDir: string) {
   const env = cleanEnv();
   /** Runs `ecf <args> --data-dir <dir>`; never throws on a non-zero exit. */
-  const ecf = (args: string[]) => node([BIN, ...args, '--data-dir', dataDir], env);
+  const ecf = (args: string[]): Promise<Result> => runEcf([...args, '--data-dir', dataDir], { env, cwd: ROOT });
   /** Runs with `--json`, expects `code` and returns the parsed output. */
   async function json<T = any>(args: string[], code = 0): Promise<T> {
     const r = await ecf([...args, '--json']);

@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runEcf } from '../cli-runner.js';
 
 /**
- * The operator's CLI end to end: the built binary (`npm test` builds dist
- * first) as a child process over a fresh data directory per test. Each spawn
- * costs about half a second, so each test walks a whole story.
+ * The operator's CLI end to end: the built program (`npm test` builds dist
+ * first), run in-process (test/cli-runner.ts), over a fresh data directory
+ * per test. Each test walks a whole story.
  */
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/ecf.js');
-const run = promisify(execFile);
 const SLOW = 120_000;
 
 interface Result {
@@ -35,14 +31,8 @@ function cli() {
 
   /** Runs `ecf <args> --data-dir <dir>`; never throws on a non-zero exit. */
   async function ecf(...args: string[]): Promise<Result> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args, '--data-dir', dataDir], { env });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code?: unknown; stdout?: string; stderr?: string };
-      if (typeof e.code !== 'number') throw err;
-      return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-    }
+    const r = await runEcf([...args, '--data-dir', dataDir], { env });
+    return { code: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
   }
 
   /** Runs with `--json`, expects success and returns the parsed output. */

@@ -1,23 +1,20 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { ensureSecretStoreKey } from '../../src/engine/secrets/key-file.js';
 import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 import { pdfInfo, pdfText } from '../engine/representation/read-back.js';
+import { runEcf } from '../cli-runner.js';
 
 /**
- * `ecf pdf` end to end: the built binary over a data directory holding one
- * issued e-CF. Each spawn costs about a second (the PDF libraries load), so
- * the test walks one story.
+ * `ecf pdf` end to end: the built program, run in-process
+ * (test/cli-runner.ts), over a data directory holding one issued e-CF, from
+ * a working directory of the test's own (where the default file lands).
  */
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'bin/ecf.js');
 
 interface Result {
   readonly code: number;
@@ -28,15 +25,7 @@ interface Result {
 function run(args: string[], cwd: string): Promise<Result> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.ECF_DATA_DIR;
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => stdout.push(d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout: Buffer.concat(stdout), stderr }));
-  });
+  return runEcf(args, { env, cwd });
 }
 
 describe('ecf pdf', () => {
