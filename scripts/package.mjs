@@ -48,7 +48,7 @@ try {
 } catch (error) {
   fail(error.message);
 }
-// The addon ships as built here: it must load on this Node.js, whose major the runtime has.
+// The SQLite addon ships as installed here: it must load on this Node.js, whose major the runtime has.
 try {
   createRequire(join(root, 'package.json'))('better-sqlite3')(':memory:').close();
 } catch (error) {
@@ -87,10 +87,12 @@ for (const path of listed) {
   cpSync(join(root, path), join(app, path), { recursive: true, dereference: true });
   copied.push(path);
 }
-// better-sqlite3's sources and object files are only needed to build it.
+// better-sqlite3's sources are only needed to build it, and of its prebuilt Node-API addons
+// (one per platform) only this platform's load here.
 const sqlite = join(app, 'node_modules', 'better-sqlite3');
-for (const leftover of ['deps', 'src', join('build', 'Release', 'obj'), join('build', 'Release', 'obj.target'), join('build', 'Release', '.deps'), join('build', 'deps')]) {
-  rmSync(join(sqlite, leftover), { recursive: true, force: true });
+for (const leftover of ['deps', 'src', 'build']) rmSync(join(sqlite, leftover), { recursive: true, force: true });
+for (const prebuilt of readdirSync(join(sqlite, 'prebuilds'))) {
+  if (!(prebuilt.startsWith(process.platform) && prebuilt.endsWith(`-${process.arch}.node`))) rmSync(join(sqlite, 'prebuilds', prebuilt));
 }
 
 // ---- the runtime ----
