@@ -37,17 +37,17 @@ export function runtimeTarget() {
 
 /**
  * Where the directory build's runtime comes from: `requested` (a version, `current`, or
- * undefined for the pinned one) against `running`, the Node.js running package.mjs, whose
- * major the native addon in node_modules was built for. `copy`: that very binary (it is the
- * version asked for, or `current`); `fetch`: the registry's build of `version`. Throws when
- * the majors differ, as the shipped addon would not load in the shipped runtime.
+ * undefined for the pinned one) against `running`, the Node.js running package.mjs, on which
+ * the SQLite addon to ship is loaded. `copy`: that very binary (it is the version asked for, or
+ * `current`); `fetch`: the registry's build of `version`. Throws when the majors differ: what
+ * ships must be what was checked.
  */
 export function shippedRuntime(requested, running = process.versions.node) {
   const version = requested ?? pinnedRuntimes().ship;
   if (version === 'current' || version === running) return { version: running, source: 'copy' };
   const major = (v) => v.split('.')[0];
   if (major(version) !== major(running)) {
-    throw new Error(`the runtime ${version} is not Node.js ${major(running)}, the major the native addon in node_modules was built for (run it through npm run package, on the Node.js the install brought)`);
+    throw new Error(`the runtime ${version} is not Node.js ${major(running)}, the Node.js running this (its SQLite addon is checked on it): run npm run package, which runs on the Node.js the install brought`);
   }
   return { version, source: 'fetch' };
 }
