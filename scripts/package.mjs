@@ -15,10 +15,11 @@
 // pino's transports), so those come in node_modules as npm installed them.
 //
 // Options: --out DIR; --runtime VERSION (default the pinned one, scripts/runtimes.mjs) or
-// `current` (copy the Node.js running this script: for tests, which never reach the registry). The SQLite addon ships as `npm install` put it here
-// (this platform's prebuilt file) and is loaded here first, so the runtime must be the same
-// platform and the same major as the Node.js running this script (under `npm run package`,
-// the one the install brought); when it is that very version, that binary is copied.
+// `current` (copy the Node.js running this script: for tests, which never reach the registry).
+// The SQLite addon ships as `npm install` put it here (this platform's prebuilt file) and is
+// loaded here first, so the runtime must be the same platform and the same major as the
+// Node.js running this script (under `npm run package`, the one the install brought); when
+// it is that very version, that binary is copied.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

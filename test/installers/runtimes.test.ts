@@ -35,7 +35,7 @@ describe('Node.js runtimes', () => {
     for (const old of ['20.19.0', '20.20.2', '22.11.0']) expect(semver.satisfies(old, pkg.engines.node), old).toBe(false);
   });
 
-  it('the directory build ships the pinned runtime only from the Node.js major its SQLite addon was built for', async () => {
+  it('the directory build ships the pinned runtime only from the Node.js major that runs it (and loads the SQLite addon it ships)', async () => {
     const { pinnedRuntimes, shippedRuntime } = await runtimes();
     const { ship } = pinnedRuntimes();
     expect(shippedRuntime(undefined, ship)).toEqual({ version: ship, source: 'copy' });
