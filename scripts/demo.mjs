@@ -32,7 +32,9 @@ const shown = (path) => {
   const rel = relative(root, path);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 };
-const ecfShell = `node ${shown(bin)}`;
+// Run through npm, the demo is on the Node.js the install brought (node_modules/.bin/node), which
+// the SQLite addon is built for; the machine's own `node` may be another, so the commands say npx.
+const ecfShell = `${relative(root, process.execPath).startsWith('node_modules') ? 'npx node' : 'node'} ${shown(bin)}`;
 const dataDirFlag = `--data-dir ${shown(dataDir)}`;
 
 const ecf = ecfRunner(bin, dataDir);

