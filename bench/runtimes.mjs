@@ -73,10 +73,11 @@ export function nativeFor(node) {
   // allowScripts lets npm 11 run its build; the runtime first on PATH is the one node-gyp builds for.
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, dependencies: { 'better-sqlite3': `^${LEGACY_SQLITE}` }, allowScripts: { 'better-sqlite3': true } }));
   console.log(`# building better-sqlite3 ${LEGACY_SQLITE} for Node ABI ${abi} into ${pkg} (once, a few minutes)`);
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--build-from-source'], {
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock'], {
     cwd: tmp,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, npm_config_nodedir: nodedir },
+    // build_from_source: prebuild-install would look for a download this machine cannot reach.
+    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, npm_config_nodedir: nodedir, npm_config_build_from_source: 'true' },
   });
   if (on(node, `new (require(${JSON.stringify(join(tmp, 'node_modules', 'better-sqlite3'))}))(':memory:').close(); console.log('ok')`) !== 'ok') {
     throw new Error(`better-sqlite3 ${LEGACY_SQLITE} built in ${tmp} does not load on ${node}`);
