@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type QueryResult, type Transaction } from 'kysely';
 import { restartPending, type RestartSignal } from './checkpointer.js';
 import { restrictStoreFiles } from './file-modes.js';
 import { InlineLimits } from './inline-limits.js';
@@ -271,6 +271,21 @@ export async function executeCompiled<R>(db: Kysely<Database>, query: CompiledQu
   return runOnSqlite<R>(db, query) ?? (await db.executeQuery<R>(query));
 }
 
+/**
+ * SQLite's DDL is transactional, though kysely's adapter says otherwise to be safe; saying so
+ * makes kysely's migrator run all pending migrations in one transaction, which begins with
+ * BEGIN IMMEDIATE here. Without it, SQLite has no migration lock (kysely's is a no-op there), and
+ * two processes opening a new store at the same moment both ran migrations statement by statement:
+ * the slower failed on a table the other had just made (Store.MigrationFailed, exit 6). With it the
+ * second waits for the first's commit, then finds nothing left to do; and a migration that fails
+ * leaves nothing half applied. No migration sets a pragma a transaction would ignore.
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class RoutedSqliteDialect extends SqliteDialect {
   readonly #store: SqliteStore;
   readonly #restartSignal: RestartSignal | undefined;
@@ -280,7 +295,7 @@ class RoutedSqliteDialect extends SqliteDialect {
     this.#restartSignal = restartSignal;
   }
   override createAdapter(): DialectAdapter {
-    const adapter = super.createAdapter();
+    const adapter = new TransactionalDdlAdapter();
     storesByAdapter.set(adapter, this.#store);
     return adapter;
   }

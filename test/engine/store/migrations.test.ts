@@ -176,6 +176,18 @@ describe('migrations', () => {
     expect(await tableNames(db)).toEqual(tables);
   });
 
+  it('two connections migrating one new file at once: one applies every migration, the other waits and finds nothing to do', async () => {
+    // Two processes opening a new data directory at the same moment, as two connections of one
+    // process: kysely awaits between statements, so without a lock their migrations interleave.
+    const file = join(tempDir(), 'ecf.sqlite');
+    const [a, b] = [openDatabase(file), openDatabase(file)];
+    opened.push(a, b);
+    const [stepsA, stepsB] = await Promise.all([migrateToLatest(a), migrateToLatest(b)]);
+    expect([stepsA.length, stepsB.length].sort((x, y) => x - y)).toEqual([0, NAMES.length]);
+    expect((await migrationStatus(a)).every((m) => m.executedAt !== null)).toBe(true);
+    expect(await tableNames(b)).toEqual([...TABLES, ...KYSELY_TABLES].sort());
+  });
+
   it("migrates to 'none', leaving only kysely's bookkeeping, and up again", async () => {
     const db = freshDb();
     await migrateToLatest(db);
