@@ -70,8 +70,13 @@ export function runEcf(args: readonly string[], options: RunOptions): Promise<Ra
 
 /** `node bin/ecf.js <args>` as a child process: for tests of the binary itself. */
 export function spawnEcf(args: readonly string[], options: RunOptions): Promise<RawCliResult> {
+  return spawnNode([BIN, ...args], options);
+}
+
+/** `node <args>` (this test run's node) as a child process, from the project's root unless `options.cwd`. */
+export function spawnNode(args: readonly string[], options: Omit<RunOptions, 'spawn'>): Promise<RawCliResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: options.env, cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => stdout.push(d));

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -6,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine/engine.js';
 import { ensureSecretStoreKey } from '../../src/engine/secrets/key-file.js';
-import { runEcf } from '../cli-runner.js';
+import { runEcf, spawnNode, type RawCliResult } from '../cli-runner.js';
 import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 
 /**
@@ -19,12 +18,6 @@ import { invoice31, seedIssuer, tempDir, testDataDir } from '../helpers.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SLOW = 120_000;
 
-interface Result {
-  readonly code: number;
-  readonly stdout: Buffer;
-  readonly stderr: string;
-}
-
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.ECF_DATA_DIR;
@@ -33,23 +26,10 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `node <args>` with stdin closed; stdout kept as bytes. */
-function node(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => stdout.push(d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? -1, stdout: Buffer.concat(stdout), stderr }));
-  });
-}
-
 function cli(dataDir: string) {
   const env = cleanEnv();
   /** Runs `ecf <args> --data-dir <dir>`; never throws on a non-zero exit. */
-  const ecf = (args: string[]): Promise<Result> => runEcf([...args, '--data-dir', dataDir], { env, cwd: ROOT });
+  const ecf = (args: string[]): Promise<RawCliResult> => runEcf([...args, '--data-dir', dataDir], { env, cwd: ROOT });
   /** Runs with `--json`, expects `code` and returns the parsed output. */
   async function json<T = any>(args: string[], code = 0): Promise<T> {
     const r = await ecf([...args, '--json']);
@@ -152,7 +132,7 @@ describe('npm run demo', () => {
       const env = { ...cleanEnv(), ECF_DATA_DIR: tempDir('ecf-demo-') };
       const encfs: string[] = [];
       for (const run of [1, 2]) {
-        const r = await node([join(ROOT, 'scripts/demo.mjs'), '--no-serve'], env);
+        const r = await spawnNode([join(ROOT, 'scripts/demo.mjs'), '--no-serve'], { env });
         const out = r.stdout.toString('utf8');
         expect(r.code, `demo run ${run} exited ${r.code}:\n${r.stderr}${out}`).toBe(0);
         const encf = /e-NCF\s+(E31\d{10})/.exec(out)?.[1];
