@@ -17,8 +17,10 @@ export interface CleanOptions {
    * behind the whole run. 0 in tests.
    */
   readonly pauseMs?: number;
-  /** Stops between batches; what was removed stays removed. */
+  /** Stops between batches (`ecf serve` stopping); what was removed stays removed, and the next run goes on. */
   readonly signal?: AbortSignal;
+  /** After each batch committed: the rule and the rows it has removed so far in this run. */
+  readonly onBatch?: (rule: string, rows: number) => void;
 }
 
 export interface RuleSummary {
@@ -35,6 +37,8 @@ export interface RuleSummary {
 export interface CleanSummary {
   /** false: another process of the cluster was cleaning, and this run left the rest to it. */
   readonly ran: boolean;
+  /** true: the signal stopped the run before the end; the next run goes on. */
+  readonly stopped: boolean;
   readonly removed: number;
   readonly rules: readonly RuleSummary[];
 }
@@ -76,15 +80,17 @@ export async function cleanStore(engine: Engine, options: CleanOptions = {}): Pr
         break;
       }
       rows += batch.removed;
+      options.onBatch?.(rule.name, rows);
       if (batch.next === 'done') break;
       cursor = batch.next;
       if (pauseMs > 0) await pause(pauseMs);
     }
     rules.push({ rule: rule.name, table: rule.table, setting: rule.setting, cutoff, rows });
   }
+  const stopped = options.signal?.aborted === true;
   const removed = totalOf(rules);
   if (removed > 0) engine.log.info({ removed: rules.filter((r) => r.rows > 0).map((r) => ({ rule: r.rule, rows: r.rows })) }, `store-clean removed ${removed} row(s) that are not records`);
-  return { ran, removed, rules };
+  return { ran, stopped, removed, rules };
 }
 
 const totalOf = (rules: readonly RuleSummary[]): number => rules.reduce((n, r) => n + r.rows, 0);

@@ -146,6 +146,19 @@ describe('the store-clean job', () => {
     expect((await cleanStore(engine, { ...NO_PAUSE, batchRows: 2 })).removed).toBe(0);
   });
 
+  it('stops between batches when told (the scheduler stopping), keeping what it removed; the next run goes on', async () => {
+    const engine = await testEngine();
+    for (let i = 0; i < 5; i++) await inTransaction(engine.db, (tx) => emit(tx, engine.clock.now(), null, 'ecf.accepted', { i }));
+    engine.clock.advance(30 * DAY + 1);
+    const stop = new AbortController();
+    const batches: [string, number][] = [];
+    const stopped = await cleanStore(engine, { ...NO_PAUSE, batchRows: 2, signal: stop.signal, onBatch: (rule, rows) => (batches.push([rule, rows]), rule === 'events' && stop.abort()) });
+    expect(stopped).toMatchObject({ ran: true, stopped: true, removed: 2 });
+    expect(batches).toEqual([['webhook_deliveries.delivered', 0], ['webhook_deliveries.dead', 0], ['events', 2]]);
+    expect(await engine.db.selectFrom('events').select('id').execute()).toHaveLength(3);
+    expect(await cleanStore(engine, NO_PAUSE)).toMatchObject({ stopped: false, removed: 3 });
+  });
+
   it('refuses a retention setting outside its rule, naming the setting and the rule, and changes nothing', async () => {
     const engine = await testEngine();
     const cases: [string, unknown, RegExp][] = [
