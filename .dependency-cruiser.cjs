@@ -43,7 +43,7 @@
  *  17. ecf           ecf/ issuing (numbers, stores, enqueues the sending)
  *  18. areas that only consume the ones above, in no order among
  *      themselves: reception/, webhooks/, health/, metrics/, setup/,
- *      certification/
+ *      certification/, retention/ (the store-clean job's rules)
  *  19. composition   engine.ts (opens the store and makes the ports: the
  *                    Engine), the work registry (work-handlers.ts) and the
  *                    background work that runs it (background-work.ts),
@@ -83,7 +83,7 @@ const LAYERS = [
   ['ecf-records', '^src/engine/ecf/(views|queries|search-key)[.]ts$'],
   ['submission', '^src/engine/submission/'],
   ['ecf', '^src/engine/ecf/(?!(views|queries|search-key)[.]ts$)'],
-  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification)/'],
+  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention)/'],
   ['composition', '^src/engine/(engine|engine-types|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];
 

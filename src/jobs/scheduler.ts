@@ -30,7 +30,8 @@ export const jobFile = (name: string): string => join(here, `${name}${ext}`);
  * (engine/background-work.ts).
  */
 export const DEFAULT_JOBS: readonly JobSpec[] = [
-  { name: 'webhook-purge', path: jobFile('webhook-purge'), interval: '6h', firstRunAfterMs: 10_000 },
+  // Cleans what is not a record (the delivery log, old events, expired receiver credentials) in small batches.
+  { name: 'store-clean', path: jobFile('store-clean'), interval: '6h', firstRunAfterMs: 10_000 },
   // Notices are idempotent, so running more often than daily only makes them timelier.
   { name: 'certificate-notices', path: jobFile('certificate-notices'), interval: '6h', firstRunAfterMs: 20_000 },
   { name: 'sequence-notices', path: jobFile('sequence-notices'), interval: '6h', firstRunAfterMs: 30_000 },

@@ -14,8 +14,8 @@ import { contingencyState, type ContingencyState } from '../submission/contingen
  * - the oldest pending e-CF: one index seek per tenant with pending e-CF
  *   (`ecf_list_status`: tenant, status, issued_at).
  * - webhook deliveries: pending and dead rows, grouped on the
- *   `webhook_deliveries_endpoint_due` index; dead rows are purged by the
- *   webhook-purge job.
+ *   `webhook_deliveries_endpoint_due` index; dead rows are removed by the
+ *   store-clean job (retention.dead_webhooks_days).
  */
 export interface StoreSnapshot {
   /** Summed over tenants. */

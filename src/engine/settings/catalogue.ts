@@ -224,6 +224,27 @@ export const SETTINGS = [
     "TLS 1.2 cipher suites offered to the tax authority, as an OpenSSL cipher list; null offers Node's default list.",
   ),
   define(
+    'retention.delivered_webhooks_days',
+    'platform',
+    Type.Integer({ minimum: 30, maximum: 3650, errorMessage: 'must be a whole number of days from 30 to 3650 (the contract keeps the delivery log 30 days)' }),
+    30,
+    'Days a delivered webhook delivery stays in the delivery log after its last attempt; then the store-clean job removes it.',
+  ),
+  define(
+    'retention.dead_webhooks_days',
+    'platform',
+    Type.Integer({ minimum: 30, maximum: 3650, errorMessage: 'must be a whole number of days from 30 to 3650 (the contract keeps the delivery log 30 days)' }),
+    90,
+    'Days a dead webhook delivery stays (and can be retried) after its last attempt; then the store-clean job removes it. Pending deliveries are never removed.',
+  ),
+  define(
+    'retention.events_days',
+    'platform',
+    Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number of days from 1 to 3650' }),
+    30,
+    'Days an event stays after it was emitted; then the store-clean job removes it once no webhook delivery names it. Events that remember a fact told once (expiry notices, alerts, monthly limits) are kept.',
+  ),
+  define(
     'metrics.exposure',
     'platform',
     Type.Union([Type.Literal('off'), Type.Literal('loopback'), Type.Literal('public')], {

@@ -8,7 +8,7 @@ import { isUuid, newEventId } from '../ids.js';
 import { pageOf, pageWindow } from '../paging.js';
 import { afterCommit, inTransaction, type Db } from '../store/database.js';
 import { logStateChange } from '../log/state-change.js';
-import { claimedIds, forUpdate, onceInCluster } from '../store/locking.js';
+import { claimedIds, forUpdate } from '../store/locking.js';
 import type { WebhookDeliveriesTable } from '../store/schema.js';
 import { check } from '../validation.js';
 import { nextRung } from '../work/ladder.js';
@@ -20,7 +20,6 @@ import type { Resolver } from './address-guard.js';
 import { endpointSecret, endpointView, loadEndpoint, sendPolicy, type EndpointRow, type GuardOptions } from './endpoints.js';
 import {
   DELIVERY_LADDER_MS,
-  DELIVERY_RETENTION_MS,
   DISABLED_BY_FAILURES,
   DISABLE_AFTER_FAILURES,
   MAX_DELIVERY_ATTEMPTS,
@@ -113,17 +112,6 @@ export async function retryDelivery(engine: Engine, tenantId: string, endpointId
     : undefined;
   if (!exists) throw notFound('WebhookDelivery');
   throw new EngineError('not_found', 'WebhookDelivery.NotDead', `Only a dead delivery can be retried; this one is ${exists.status}.`);
-}
-
-/** Removes deliveries created more than 30 days ago, whatever their state. */
-export async function purgeDeliveries(engine: Engine): Promise<{ removed: number }> {
-  const cutoff = new Date(engine.clock.now().getTime() - DELIVERY_RETENTION_MS).toISOString();
-  return inTransaction(engine.db, async (tx) => {
-    // Two processes purging at once would only contend for the same rows.
-    if (!(await onceInCluster(tx, 'webhook-purge'))) return { removed: 0 };
-    const r = await tx.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).executeTakeFirst();
-    return { removed: Number(r.numDeletedRows) };
-  });
 }
 
 /* ------------------------------------------------------------------ */

@@ -21,9 +21,6 @@ export const WEBHOOKS_CONCURRENCY = 64;
 /** Failed attempts in a row, over all of an endpoint's deliveries, that disable it. */
 export const DISABLE_AFTER_FAILURES = 20;
 
-/** The delivery log keeps each delivery this long. */
-export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
 export const MAX_ENDPOINTS_PER_TENANT = 5;
 export const MAX_EVENT_ENTRIES = 20;
 

@@ -13,7 +13,6 @@ import {
   getDelivery,
   listDeliveries,
   pingWebhook,
-  purgeDeliveries,
   retryDelivery,
   type DeliveryOptions,
 } from '../../../src/engine/webhooks/delivery.js';
@@ -348,24 +347,6 @@ describe('webhook delivery', () => {
     expect(r).toMatchObject({ outcome: 'retry', statusCode: null });
     expect(r!.error).toContain('no longer holds the secret');
     expect(receiver.received).toEqual([]);
-  });
-
-  it('purges deliveries older than 30 days, whatever their state', async () => {
-    const { engine, tenant, endpoint, deliver, deliveries } = await setup();
-    await emitEvent(engine, tenant.id);
-    await emitEvent(engine, tenant.id);
-    await deliver();
-    engine.clock.advance(20 * DAY);
-    await emitEvent(engine, tenant.id);
-    await updateWebhook(engine, tenant.id, endpoint.id, { enabled: false }); // one stays pending
-    engine.clock.advance(10 * DAY);
-    expect(await purgeDeliveries(engine)).toEqual({ removed: 0 }); // exactly 30 days old: kept
-    engine.clock.advance(1);
-    expect(await purgeDeliveries(engine)).toEqual({ removed: 2 });
-    expect((await deliveries()).map((d) => d.status)).toEqual(['pending']);
-    engine.clock.advance(20 * DAY);
-    expect(await purgeDeliveries(engine)).toEqual({ removed: 1 });
-    expect(await deliveries()).toEqual([]);
   });
 
   it('lists the log newest first, paged', async () => {

@@ -7,8 +7,8 @@ import { seedTenant, testDataDir, waitUntil } from '../../helpers.js';
 import { allowLoopback, emitEvent, startReceiver } from './harness.js';
 
 describe('webhooks in `ecf serve`', () => {
-  it('are delivered by the background work as soon as their event commits, and purged by a periodic job', async () => {
-    expect(DEFAULT_JOBS.map((j) => [j.name, j.interval])).toEqual(expect.arrayContaining([['webhook-purge', '6h']]));
+  it('are delivered by the background work as soon as their event commits, and cleaned by the periodic store-clean job', async () => {
+    expect(DEFAULT_JOBS.map((j) => [j.name, j.interval])).toEqual(expect.arrayContaining([['store-clean', '6h']]));
     const dataDir = testDataDir();
     const engine = await openEngine({ dataDir });
     try {
@@ -33,14 +33,14 @@ describe('webhooks in `ecf serve`', () => {
       let summary: unknown;
       const scheduler = await startScheduler({
         dataDir,
-        jobs: DEFAULT_JOBS.filter((j) => j.name === 'webhook-purge').map((j) => ({ ...j, firstRunAfterMs: 0 })),
+        jobs: DEFAULT_JOBS.filter((j) => j.name === 'store-clean').map((j) => ({ ...j, firstRunAfterMs: 0 })),
         onMessage: (_job, m) => {
           if (typeof m === 'object' && m !== null && 'summary' in m) summary = (m as { summary: unknown }).summary;
         },
       });
-      await waitUntil(() => summary !== undefined, 'the purge job');
+      await waitUntil(() => summary !== undefined, 'the store-clean job');
       await scheduler.stop();
-      expect(summary).toEqual({ removed: 0 });
+      expect(summary).toMatchObject({ ran: true, removed: 0, rules: { 'webhook_deliveries.delivered': 0, events: 0 } });
     } finally {
       await engine.close();
     }
