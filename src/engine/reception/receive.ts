@@ -194,6 +194,7 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
         xml: upload.xml,
         xml_sha256: xmlSha256,
         arecf_xml: Buffer.from(arecf.xml, 'utf8'),
+        arecf_sha256: null,
         received_at: now.toISOString(),
       };
       await tx.insertInto('received_ecf').values(row).execute();

@@ -90,7 +90,7 @@ export type ApprovalRow = Selectable<ReceivedEcfApprovalsTable>;
 /** Every column but the received bytes, which no view carries. */
 export const RECEIVED_COLUMNS = [
   'id', 'tenant_id', 'environment', 'status', 'reason_code', 'reason', 'issuer_rnc', 'issuer_name', 'buyer_rnc', 'encf', 'type',
-  'issue_date', 'monto_total', 'security_code', 'file_name', 'xml_sha256', 'arecf_xml', 'received_at',
+  'issue_date', 'monto_total', 'security_code', 'file_name', 'xml_sha256', 'arecf_xml', 'arecf_sha256', 'received_at',
 ] as const;
 
 /** A document not received takes no decision, whatever its type: not_applicable before automatic. */
