@@ -5,3 +5,4 @@ export { compressDocument, decompressFrame, sha256Of, DEFAULT_LEVEL, type Compre
 export { cutCertificate, restoreCertificate } from './certificate-text.js';
 export { CURRENT_DICTIONARY_ID, SHIPPED_DICTIONARIES, dictionaryBytes, dictionaryDirectory, type ShippedDictionary } from './dictionaries.js';
 export { encodeBlob, parseBlob, LAYOUT_MARK, type BlobHeader, type ParsedBlob } from './layout.js';
+export { readEcfXml, readRfceXml, type EcfDocumentRow, type RfceDocumentRow } from './ecf-documents.js';
