@@ -24,6 +24,10 @@ interface Zstd {
 const zstd = zlib as unknown as Zstd;
 const { constants } = zstd;
 
+function needZstd(): void {
+  if (typeof zstd.zstdCompress !== 'function') throw new Error(`node:zlib has no zstd on Node.js ${process.versions.node}: stored documents need Node.js 22.15 or newer (24 is the one the install brings)`);
+}
+
 const compressAsync = (input: Buffer, options: ZstdOptions): Promise<Buffer> =>
   new Promise((resolve, reject) => zstd.zstdCompress(input, options, (error, result) => (error ? reject(error) : resolve(result))));
 
@@ -61,6 +65,7 @@ function frameOptions(dictionary: Buffer | undefined, level: number): ZstdOption
 }
 
 export async function compressDocument(bytes: Buffer, dictionaryId: number, level = DEFAULT_LEVEL): Promise<CompressedDocument> {
+  needZstd();
   const certificate = cutCertificate(bytes);
   const frame = await compressAsync(certificate ? certificate.rest : bytes, options(dictionaryId, level));
   return { sha256: sha256Of(bytes), dictionaryId, certificate, frame };
@@ -69,9 +74,17 @@ export async function compressDocument(bytes: Buffer, dictionaryId: number, leve
 /** A frame as the codec writes it, on the calling thread: for measuring a dictionary not shipped yet (scripts/train-dictionary.ts, the benches). */
 export const compressFrameSync = (bytes: Buffer, dictionary: Buffer | undefined, level: number): Buffer => zstd.zstdCompressSync(bytes, frameOptions(dictionary, level));
 
-/** The frame's content; throws (an unknown dictionary, a damaged frame) rather than return other bytes. */
+/** What a blob itself makes unreadable (an unknown dictionary id, a damaged frame), as opposed to the installation (no zstd, a dictionary file missing). */
+export class FrameUnreadable extends Error {}
+
+/** The frame's content; throws FrameUnreadable rather than return other bytes. */
 export function decompressFrame(frame: Buffer, dictionaryId: number): Buffer {
+  needZstd();
   const dictionary = dictionaryId === 0 ? undefined : dictionaryBytes(dictionaryId);
-  if (dictionaryId !== 0 && !dictionary) throw new Error(`dictionary ${dictionaryId} was never shipped`);
-  return zstd.zstdDecompressSync(frame, dictionary ? { dictionary } : {});
+  if (dictionaryId !== 0 && !dictionary) throw new FrameUnreadable(`dictionary ${dictionaryId} was never shipped`);
+  try {
+    return zstd.zstdDecompressSync(frame, dictionary ? { dictionary } : {});
+  } catch (e) {
+    throw new FrameUnreadable((e as Error).message);
+  }
 }

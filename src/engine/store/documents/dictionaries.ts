@@ -26,16 +26,28 @@ export const CURRENT_DICTIONARY_ID = 1;
 
 let root: string | undefined;
 
-/** dictionaries/ in the package root: the nearest folder above this module that has a package.json. */
+/** The nearest folder at or above `from` that has a package.json. */
+function packageRoot(from: string): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * dictionaries/ in the package root: the nearest folder above this module
+ * that has a package.json (src/engine/store/documents under tsx or vitest,
+ * dist/... after the build), as schemas/ is found. Else the working
+ * directory's package root: a bundle written into a node_modules shared by
+ * several checkouts (the tests' child-process fixtures) sits under another
+ * checkout. Either way a file is used only if its SHA-256 is the pinned one.
+ */
 export function dictionaryDirectory(): string {
   if (root) return root;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`No package.json above ${dirname(fileURLToPath(import.meta.url))}; cannot find dictionaries/`);
-    dir = parent;
-  }
-  root = join(dir, 'dictionaries');
+  const candidates = [packageRoot(dirname(fileURLToPath(import.meta.url))), packageRoot(process.cwd())].filter((d): d is string => d !== undefined);
+  const found = candidates.map((d) => join(d, 'dictionaries')).find((d) => existsSync(d));
+  if (!found) throw new Error(`No dictionaries/ folder in ${candidates.join(' or ') || 'any package root above this module'} (reinstall the appliance).`);
+  root = found;
   return root;
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterCommit } from '../database.js';
 import type { Database } from '../schema.js';
-import { compressDocument, decompressFrame, sha256Of, DEFAULT_LEVEL, type CompressedDocument } from './codec.js';
+import { compressDocument, decompressFrame, sha256Of, DEFAULT_LEVEL, FrameUnreadable, type CompressedDocument } from './codec.js';
 import { restoreCertificate } from './certificate-text.js';
 import { CURRENT_DICTIONARY_ID } from './dictionaries.js';
 import { DocumentDamaged, type DocumentRef } from './damaged.js';
@@ -96,7 +96,8 @@ export function documentStore(options: DocumentStoreOptions = {}): DocumentStore
       try {
         content = decompressFrame(parsed.frame, dictionaryId);
       } catch (e) {
-        throw new DocumentDamaged(ref, `the compressed bytes do not decompress (${(e as Error).message})`);
+        if (!(e instanceof FrameUnreadable)) throw e;
+        throw new DocumentDamaged(ref, `the compressed bytes do not decompress (${e.message})`);
       }
       if (certificateId !== 0) {
         const text = await certificateText(db, certificateId);
