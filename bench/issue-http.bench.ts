@@ -4,7 +4,8 @@
 // in this run while the server is idle (targets: ratio >= 0.50, p99 <= 25 ms at N = 16).
 // Then the cold CLI: wall time of `node bin/ecf.js issue <file> --data-dir <dir> --json`
 // (target <= 1 s). Environment: BENCH_SECONDS (per N, default 4), BENCH_CLIENTS (default 1,16,64),
-// BENCH_IDENTICAL=0 (skip the identical-body run), BENCH_CPU_PROF_DIR (profile the server).
+// BENCH_IDENTICAL=0 (skip the identical-body run), BENCH_CPU_PROF_DIR (profile the server),
+// BENCH_COMPRESS=0 (the server stores documents uncompressed: the run to compare compression with).
 import { fork, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

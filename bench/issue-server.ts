@@ -13,8 +13,8 @@ if (!dataDir || !process.send) {
   process.exit(2);
 }
 
-// As `ecf serve` opens it.
-const engine = await openEngine({ dataDir, backgroundCheckpoints: true });
+// As `ecf serve` opens it; BENCH_COMPRESS=0 stores documents uncompressed (the old layout), for the comparison.
+const engine = await openEngine({ dataDir, backgroundCheckpoints: true, compressDocuments: process.env.BENCH_COMPRESS !== '0' });
 const seeded = await seedBenchIssuer(engine, { rangeTo: 10_000_000 });
 const app = await buildApp({ engine });
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -62,7 +62,7 @@ const app = join(out, 'app');
 mkdirSync(app, { recursive: true });
 
 // ---- the application ----
-for (const part of ['dist', 'bin', 'schemas', 'oclif.manifest.json']) cpSync(join(root, part), join(app, part), { recursive: true });
+for (const part of ['dist', 'bin', 'schemas', 'dictionaries', 'oclif.manifest.json']) cpSync(join(root, part), join(app, part), { recursive: true });
 const { devDependencies, scripts, ...shipped } = pkg;
 void devDependencies;
 void scripts;
@@ -127,5 +127,5 @@ writeFileSync(join(out, 'bin', 'ecf.cmd'), '@echo off\r\n"%~dp0..\\runtime\\node
 const size = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? size(join(dir, e.name)) : e.isFile() ? statSync(join(dir, e.name)).size : 0), 0);
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 console.log(
-  `${out}: ${mib(size(out))} (runtime ${mib(size(runtimeDir))}, node_modules ${mib(size(join(app, 'node_modules')))}, application ${mib(size(join(app, 'dist')) + size(join(app, 'schemas')))})`,
+  `${out}: ${mib(size(out))} (runtime ${mib(size(runtimeDir))}, node_modules ${mib(size(join(app, 'node_modules')))}, application ${mib(size(join(app, 'dist')) + size(join(app, 'schemas')) + size(join(app, 'dictionaries')))})`,
 );

@@ -13,6 +13,7 @@ export const EXIT_CODES: Record<ErrorKind | 'unexpected', number> = {
   forbidden: 5,
   too_large: 2,
   unavailable: 6,
+  damaged: 1,
 };
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof EcfCommand)['baseFlags'] & T['flags']>;

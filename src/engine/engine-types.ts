@@ -5,6 +5,7 @@ import type { RestartSignal } from './store/checkpointer.js';
 import type { EngineLog } from './log/logger.js';
 import type { SecretsPort } from './secrets/secret-store.js';
 import type { TaxauthPort } from './taxauth/port.js';
+import type { DocumentStore } from './store/documents/index.js';
 
 /*
  * The Engine type on its own, apart from openEngine (engine.ts): engine.ts
@@ -31,6 +32,8 @@ export interface Engine {
   readonly secrets: SecretsPort;
   /** The tax authority's clients, per the `taxauth.*` settings. */
   readonly taxauth: TaxauthPort;
+  /** Every write and read of a stored document (store/documents): compression, digests, the certificate texts. */
+  readonly documents: DocumentStore;
   close(): Promise<void>;
 }
 

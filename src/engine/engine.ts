@@ -6,6 +6,7 @@ import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
 import { isPostgresUrl } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
+import { documentStore } from './store/documents/index.js';
 import { newRestartSignal, startCheckpointer, type RestartSignal } from './store/checkpointer.js';
 import { silentLog, type EngineLog } from './log/logger.js';
 import type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
@@ -46,6 +47,13 @@ export interface OpenEngineOptions {
   readonly secrets?: SecretsPort;
   /** Replaces the tax authority's clients (tests); absent, per the `taxauth.*` settings. */
   readonly taxauth?: TaxauthPort;
+  /**
+   * A development option: false stores documents as the release before
+   * migration 0017 did (raw bytes, the new digest columns null), for the
+   * in-place conversion's tests and the benches' runs without compression.
+   * Default true. Reads take both layouts either way.
+   */
+  readonly compressDocuments?: boolean;
 }
 
 /**
@@ -108,6 +116,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       await db.destroy();
       await checkpointer?.stop();
     },
+    documents: documentStore({ compress: options.compressDocuments !== false }),
     secrets: undefined as unknown as SecretsPort,
     taxauth: undefined as unknown as TaxauthPort,
   };

@@ -10,7 +10,9 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'too_large'
-  | 'unavailable';
+  | 'unavailable'
+  /** Stored data that no longer reads back as it was stored (a damaged document): the operator's to repair. */
+  | 'damaged';
 
 export class EngineError extends Error {
   readonly code: string;

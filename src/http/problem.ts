@@ -43,6 +43,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   unavailable: 503,
+  damaged: 500,
 };
 
 const TITLES: Record<number, string> = {

@@ -170,8 +170,20 @@ export interface EcfTable {
 
 export interface EcfDocumentsTable {
   ecf_id: string;
+  /** The signed e-CF (store/documents: compressed, or raw in rows older than migration 0017). */
   xml: Buffer;
   rfce_xml: Buffer | null;
+  /** Raw SHA-256 of the signed bytes (migration 0017); null in older rows, whose XML ecf.document_hash checks. */
+  xml_sha256: Buffer | null;
+  rfce_sha256: Buffer | null;
+}
+
+/** The signers' certificate texts, cut out of stored documents and kept once (migration 0017). Never changed. */
+export interface DocumentCertificatesTable {
+  id: Generated<number>;
+  sha256: Buffer;
+  /** The bytes between the X509Certificate tags, exactly. */
+  certificate: Buffer;
 }
 
 export interface EcfAttemptsTable {
@@ -334,6 +346,8 @@ export interface ReceivedEcfTable {
   xml_sha256: string;
   /** The signed ARECF we answered with, as sent. */
   arecf_xml: Buffer;
+  /** Raw SHA-256 of the ARECF (migration 0017); null in older rows. */
+  arecf_sha256: Buffer | null;
   received_at: string;
 }
 
@@ -420,6 +434,8 @@ export interface CertificationCasesTable {
   state: string;
   /** The signed document, once prepared: these bytes are sent and kept. */
   xml: Buffer | null;
+  /** Raw SHA-256 of the signed document (migration 0017); null in older rows. */
+  xml_sha256: Buffer | null;
   security_code: string | null;
   track_id: string | null;
   /** JSON: the authority's messages on the last verdict. */
@@ -450,6 +466,7 @@ export interface Database {
   sequence_ranges: SequenceRangesTable;
   ecf: EcfTable;
   ecf_documents: EcfDocumentsTable;
+  document_certificates: DocumentCertificatesTable;
   ecf_attempts: EcfAttemptsTable;
   platform_state: PlatformStateTable;
   ecf_counts: EcfCountsTable;

@@ -30,7 +30,7 @@ function plainError(error: FastifyError | Error, request: FastifyRequest, reply:
     status = 400;
     text = error.errors.map((e) => e.message).join('\n');
   } else if (error instanceof EngineError) {
-    status = { validation: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, unavailable: 503 }[error.kind];
+    status = { validation: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, unavailable: 503, damaged: 500 }[error.kind];
     text = error.message;
   } else {
     const fe = error as { statusCode?: number; code?: string };

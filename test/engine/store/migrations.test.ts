@@ -52,7 +52,8 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,
     request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
   },
-  ecf_documents: { ecf_id: true, xml: true, rfce_xml: true },
+  ecf_documents: { ecf_id: true, xml: true, rfce_xml: true, xml_sha256: true, rfce_sha256: true },
+  document_certificates: { id: true, sha256: true, certificate: true },
   ecf_attempts: {
     id: true, ecf_id: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
     sequence_used: true, messages: true, retry_decision: true, xml_sha256: true, recorded_at: true,
@@ -81,7 +82,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   received_ecf: {
     id: true, tenant_id: true, environment: true, status: true, reason_code: true, reason: true, issuer_rnc: true,
     issuer_name: true, buyer_rnc: true, encf: true, type: true, issue_date: true, monto_total: true, security_code: true,
-    file_name: true, xml: true, xml_sha256: true, arecf_xml: true, received_at: true,
+    file_name: true, xml: true, xml_sha256: true, arecf_xml: true, arecf_sha256: true, received_at: true,
   },
   received_ecf_approvals: {
     id: true, received_ecf_id: true, tenant_id: true, decision: true, rejection_reason: true, xml: true, xml_sha256: true,
@@ -95,7 +96,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   certifications: { tenant_id: true, pasos: true, started_at: true, updated_at: true },
   certification_cases: {
     id: true, tenant_id: true, paso: true, generation: true, sheet: true, row_number: true, case_id: true, kind: true, encf: true,
-    modifies_encf: true, cells: true, state: true, xml: true, security_code: true, track_id: true, messages: true, sent_at: true,
+    modifies_encf: true, cells: true, state: true, xml: true, xml_sha256: true, security_code: true, track_id: true, messages: true, sent_at: true,
     verdict_at: true, updated_at: true,
   },
   reception_seeds: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },

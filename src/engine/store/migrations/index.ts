@@ -15,7 +15,8 @@ import * as workLanes from './0013-work-lanes.js';
 import * as certification from './0014-certification.js';
 import * as receptionAuth from './0015-reception-auth.js';
 import * as rangesHeldAfterRestore from './0016-ranges-held-after-restore.js';
-import * as retention from './0017-retention.js';
+import * as compressedDocuments from './0017-compressed-documents.js';
+import * as retention from './0019-retention.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   '0014-certification': certification,
   '0015-reception-auth': receptionAuth,
   '0016-ranges-held-after-restore': rangesHeldAfterRestore,
-  '0017-retention': retention,
+  '0017-compressed-documents': compressedDocuments,
+  '0019-retention': retention,
 };

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import * as zlib from 'node:zlib';
+import { cutCertificate, type CutDocument } from './certificate-text.js';
+import { dictionaryBytes } from './dictionaries.js';
+
+/**
+ * zstd from node:zlib (docs/store.md, "Compressed documents"). Compression is
+ * asynchronous, on libuv's thread pool, and runs before the transaction that
+ * stores the result; decompression is synchronous (tens of microseconds).
+ * No store here: interning the certificate text is document-store.ts's.
+ */
+
+/** node:zlib's zstd (Node 22.15+, 24), which the installed @types/node predates. */
+interface ZstdOptions {
+  readonly dictionary?: Buffer;
+  readonly params?: Record<number, number>;
+}
+interface Zstd {
+  zstdCompress(input: Buffer, options: ZstdOptions, done: (error: Error | null, result: Buffer) => void): void;
+  zstdCompressSync(input: Buffer, options: ZstdOptions): Buffer;
+  zstdDecompressSync(input: Buffer, options: ZstdOptions): Buffer;
+  readonly constants: Record<'ZSTD_c_compressionLevel' | 'ZSTD_c_checksumFlag' | 'ZSTD_c_contentSizeFlag' | 'ZSTD_c_dictIDFlag', number>;
+}
+const zstd = zlib as unknown as Zstd;
+const { constants } = zstd;
+
+function needZstd(): void {
+  if (typeof zstd.zstdCompress !== 'function') throw new Error(`node:zlib has no zstd on Node.js ${process.versions.node}: stored documents need Node.js 22.15 or newer (24 is the one the install brings)`);
+}
+
+const compressAsync = (input: Buffer, options: ZstdOptions): Promise<Buffer> =>
+  new Promise((resolve, reject) => zstd.zstdCompress(input, options, (error, result) => (error ? reject(error) : resolve(result))));
+
+/** Chosen by the signing and issue-http benches (docs/performance.md). */
+export const DEFAULT_LEVEL = 3;
+
+export interface CompressedDocument {
+  /** SHA-256 of the exact bytes given: stored beside the blob, checked on every read. */
+  readonly sha256: Buffer;
+  readonly dictionaryId: number;
+  /** The certificate text cut out, or null. */
+  readonly certificate: CutDocument | null;
+  readonly frame: Buffer;
+}
+
+export const sha256Of = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
+
+function options(dictionaryId: number, level: number): ZstdOptions {
+  const dictionary = dictionaryId === 0 ? undefined : dictionaryBytes(dictionaryId);
+  if (dictionaryId !== 0 && !dictionary) throw new Error(`No shipped dictionary has id ${dictionaryId}`);
+  return frameOptions(dictionary ?? undefined, level);
+}
+
+function frameOptions(dictionary: Buffer | undefined, level: number): ZstdOptions {
+  return {
+    ...(dictionary && { dictionary }),
+    params: {
+      [constants.ZSTD_c_compressionLevel]: level,
+      [constants.ZSTD_c_checksumFlag]: 0,
+      [constants.ZSTD_c_contentSizeFlag]: 1,
+      // The blob's second byte names the dictionary; the frame need not repeat it.
+      [constants.ZSTD_c_dictIDFlag]: 0,
+    },
+  };
+}
+
+export async function compressDocument(bytes: Buffer, dictionaryId: number, level = DEFAULT_LEVEL): Promise<CompressedDocument> {
+  needZstd();
+  const certificate = cutCertificate(bytes);
+  const frame = await compressAsync(certificate ? certificate.rest : bytes, options(dictionaryId, level));
+  return { sha256: sha256Of(bytes), dictionaryId, certificate, frame };
+}
+
+/** A frame as the codec writes it, on the calling thread: for measuring a dictionary not shipped yet (scripts/train-dictionary.ts, the benches). */
+export const compressFrameSync = (bytes: Buffer, dictionary: Buffer | undefined, level: number): Buffer => zstd.zstdCompressSync(bytes, frameOptions(dictionary, level));
+
+/** What a blob itself makes unreadable (an unknown dictionary id, a damaged frame), as opposed to the installation (no zstd, a dictionary file missing). */
+export class FrameUnreadable extends Error {}
+
+/** The frame's content; throws FrameUnreadable rather than return other bytes. */
+export function decompressFrame(frame: Buffer, dictionaryId: number): Buffer {
+  needZstd();
+  const dictionary = dictionaryId === 0 ? undefined : dictionaryBytes(dictionaryId);
+  if (dictionaryId !== 0 && !dictionary) throw new FrameUnreadable(`dictionary ${dictionaryId} was never shipped`);
+  try {
+    return zstd.zstdDecompressSync(frame, dictionary ? { dictionary } : {});
+  } catch (e) {
+    throw new FrameUnreadable((e as Error).message);
+  }
+}
