@@ -32,6 +32,7 @@ type MigrationTables = 'kysely_migration' | 'kysely_migration_lock';
 export const STORE_TABLES = {
   ecf: record('the issued e-CF'),
   ecf_documents: record('the signed XML of each e-CF (and its RFCE), the bytes sent'),
+  document_certificates: record('the certificate text cut out of stored documents, kept once: reading any of them needs it'),
   ecf_attempts: record("every send to the authority and its answer, resends included"),
   annulments: record('the signed ANECF and its outcome'),
   annulment_lines: record('the ranges an ANECF annulled'),
