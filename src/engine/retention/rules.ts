@@ -94,7 +94,7 @@ function finishedDeliveries(status: 'delivered' | 'dead', setting: SettingKey): 
  * sends its event; a delivered or dead one shows it in the log) and that
  * remember no fact (`fact_key`: a notice or alert told once; without its
  * event the notice jobs would tell it again). Walked in `seq` order up to
- * the last old one, `limit` rows at a time, so rows that stay are passed
+ * the newest old one, `limit` rows at a time, so rows that stay are passed
  * over once per run instead of read again by every batch.
  */
 const removableEvents = (cutoff: string) => (eb: ExpressionBuilder<Database, 'events'>) =>
@@ -110,11 +110,13 @@ const oldEvents: CleaningRule = {
   setting: 'retention.events_days',
   async removeBatch(tx, cutoff, limit, cursor) {
     const after = cursor?.after ?? 0;
-    // Once per run: it reads every old row's index entry.
+    // Once per run, one step down the created_at index: the newest old event. Not max(seq), which
+    // PostgreSQL answers by walking the primary key back through every recent event. An older
+    // event written after it (another node's clock behind) waits for the next run.
     let lastOld = cursor?.lastOld;
     if (lastOld === undefined) {
-      const last = await tx.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('created_at', '<', cutoff).executeTakeFirst();
-      if (last?.seq == null) return { removed: 0, next: 'done' };
+      const last = await tx.selectFrom('events').select('seq').where('created_at', '<', cutoff).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      if (!last) return { removed: 0, next: 'done' };
       lastOld = Number(last.seq);
     }
     const window = await tx.selectFrom('events').select('seq').where('seq', '>', after).where('seq', '<=', lastOld).orderBy('seq').limit(limit).execute();
