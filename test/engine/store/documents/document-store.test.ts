@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../../../src/engine/store/database.js';
 import { DocumentDamaged, cutCertificate, documentStore, parseBlob } from '../../../../src/engine/store/documents/index.js';
@@ -106,5 +107,15 @@ describe('the document store (compression off)', () => {
     expect(stored.blob.equals(xml)).toBe(true);
     expect(stored.sha256).toBeNull();
     expect(await engine.db.selectFrom('document_certificates').select('id').execute()).toHaveLength(0);
+  });
+});
+
+describe('raw documents that begin with NUL', () => {
+  it('an upload stored raw before migration 0017 that happens to begin with 0x00 reads back by its digest; other bytes are damaged', async () => {
+    const engine = await testEngine();
+    const odd = Buffer.concat([Buffer.from([0, 1, 0]), Buffer.from('not a document, as it arrived')]);
+    const hex = createHash('sha256').update(odd).digest('hex');
+    expect((await engine.documents.read(engine.db, odd, hex, ref)).equals(odd)).toBe(true);
+    await expect(engine.documents.read(engine.db, odd, 'f'.repeat(64), ref)).rejects.toThrow(DocumentDamaged);
   });
 });
