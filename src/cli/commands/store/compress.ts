@@ -1,11 +1,15 @@
+import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { progressBar, type Progress } from '../../progress.js';
-import { convertDocuments, type ConvertProgress } from '../../../engine/store/heavy.js';
+import { CONVERT_BATCH_ROWS, convertDocuments, type ConvertProgress } from '../../../engine/store/heavy.js';
 
 export default class StoreCompress extends EcfCommand {
   static override description =
     'Compress the documents an older release stored raw, in place (what `ecf serve` also does in the background after an upgrade). Each document is first checked against the digest its row keeps: one that does not match is damaged, reported and left as it is. Safe to stop at any moment and run again; safe while `ecf serve` runs. Exits 1 if a document is damaged.';
   static override examples = ['<%= config.bin %> store compress', '<%= config.bin %> store compress --json'];
+  static override flags = {
+    batch: Flags.integer({ description: `Rows per transaction (default ${CONVERT_BATCH_ROWS}); smaller holds the store's write lock for less time`, min: 1, max: 10_000, helpValue: 'ROWS' }),
+  };
 
   async run() {
     const { flags } = await this.parse(StoreCompress);
@@ -16,6 +20,7 @@ export default class StoreCompress extends EcfCommand {
     let table = '';
     let lastLine = 0;
     const report = await convertDocuments(engine, {
+      ...(flags.batch !== undefined && { batchRows: flags.batch }),
       onProgress: (p: ConvertProgress) => {
         if (quiet) return;
         if (onTerminal) {

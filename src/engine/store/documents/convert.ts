@@ -68,7 +68,9 @@ export interface ConvertOptions {
 }
 
 export interface ConvertReport {
+  /** Per table: rows walked by this run, documents compressed and found damaged by every run so far. */
   readonly tables: readonly { readonly table: string; readonly rows: number; readonly converted: number; readonly damaged: number }[];
+  /** Documents compressed by this run. */
   readonly converted: number;
   /** Documents left raw because their bytes do not match the digest kept (all runs). */
   readonly damaged: readonly DocumentRef[];
@@ -92,18 +94,20 @@ export async function convertDocuments(engine: Engine, options: ConvertOptions =
   const damaged: DocumentRef[] = [];
   let damagedCount = 0;
   let finished = true;
+  let converted = 0;
   for (const spec of DOCUMENT_TABLES) {
     const state = states.get(spec.table) ?? { after: firstKey(db), done: false, converted: 0, damaged: 0, damagedRefs: [] };
     const result = state.done ? { rows: 0, converted: 0, finished: true } : await convertTable(engine, documents, spec, state, options);
     tables.push({ table: spec.table, rows: result.rows, converted: state.converted, damaged: state.damaged });
     damaged.push(...state.damagedRefs);
     damagedCount += state.damaged;
+    converted += result.converted;
     if (!result.finished) {
       finished = false;
       break;
     }
   }
-  return { tables, converted: tables.reduce((n, t) => n + t.converted, 0), damaged, damagedCount, finished };
+  return { tables, converted, damaged, damagedCount, finished };
 }
 
 async function convertTable(engine: Engine, documents: DocumentStore, spec: DocumentTable, state: TableState, options: ConvertOptions) {
