@@ -1,7 +1,9 @@
 // Signing speed, as ratios measured in one run on this machine:
 //   signed e-CF per second ÷ raw RSA-2048 signs per second (target ≥ 0.80),
 //   the schema gate's share of the issuing pipeline,
-//   and xml-crypto on the same document, for comparison.
+//   and xml-crypto on the same document, for comparison;
+//   the pipeline with the store's compression step and without (docs/store.md, "Compressed
+//   documents"), and bytes per document by kind over the 10,000-document pool.
 import { X509Certificate, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
@@ -15,6 +17,9 @@ import { ecf31 } from '../test/engine/xml/documents.js';
 import { benchDocument, issuer, numbering, payload } from './documents.js';
 import { figure } from './figures.js';
 import { rate } from './measure.js';
+import { documentPool } from './corpus/pool.js';
+import { compressFrameSync, cutCertificate, dictionaryBytes, CURRENT_DICTIONARY_ID, DEFAULT_LEVEL } from '../src/engine/store/documents/index.js';
+import * as zlib from 'node:zlib';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -70,3 +75,53 @@ figure('signing: validate+totals+build+sign', pipeline, '/s', 'higher');
 figure('signing: schema gate (XSD)', gate, '/s', 'higher');
 figure('signing: serialize 1,000-line e-CF 31', bigXml, '/s', 'higher');
 console.log(`serialize 1,000-line e-CF 31  ${fmt(bigXml)} /s   ${(1e3 / bigXml).toFixed(2)} ms each, ${(bigJson / bigXml).toFixed(2)}× JSON.stringify's time`);
+
+// ---- the store's compression step (node:zlib zstd: Node 22.15+ and 24 only)
+if (!('zstdCompressSync' in zlib)) {
+  console.log(`compression: node:zlib has no zstd on Node ${process.versions.node}; skipped`);
+} else {
+  const dictionary = dictionaryBytes(CURRENT_DICTIONARY_ID)!;
+  const compressed = (bytes: Buffer, level = DEFAULT_LEVEL) => compressFrameSync(cutCertificate(bytes)?.rest ?? bytes, dictionary, level);
+  // The same pipeline, then the compression the store adds (here on the calling thread: its CPU cost;
+  // the engine runs it on the thread pool while the group commit stages the next e-CF).
+  const withCompression = rate(() => {
+    const outcome = prepareDocument(payload, { sequenceMode: 'managed', today: '2026-03-10' });
+    const document = outcome.document!;
+    compressed(signEcf({ document, computed: document.computed, issuer, numbering, key, environment: 'test', now }).xmlBytes);
+  });
+  const signedBytes = (() => {
+    const document = prepareDocument(payload, { sequenceMode: 'managed', today: '2026-03-10' }).document!;
+    return signEcf({ document, computed: document.computed, issuer, numbering, key, environment: 'test', now }).xmlBytes;
+  })();
+  const level3 = rate(() => compressed(signedBytes, 3));
+  const level9 = rate(() => compressed(signedBytes, 9));
+  console.log(`pipeline + compression (L${DEFAULT_LEVEL})  ${fmt(withCompression)} /s   ratio ${(withCompression / raw).toFixed(3)}, ${((100 * withCompression) / pipeline).toFixed(1)}% of the pipeline without it`);
+  console.log(`compression alone, level 3   ${fmt(level3)} /s   ${(1e6 / level3).toFixed(0)} µs per e-CF; level 9 ${(1e6 / level9).toFixed(0)} µs`);
+  figure('signing: validate+totals+build+sign+compress', withCompression, '/s', 'higher');
+
+  // Bytes per document, by kind, over the pool (one issuer the dictionary never saw; distinct documents).
+  const pool = documentPool();
+  const rows = new Map<string, { n: number; raw: number; whole: number; cut: number; plain: number }>();
+  const add = (kind: string, bytes: Buffer) => {
+    const r = rows.get(kind) ?? { n: 0, raw: 0, whole: 0, cut: 0, plain: 0 };
+    r.n++;
+    r.raw += bytes.length;
+    r.whole += compressFrameSync(bytes, dictionary, DEFAULT_LEVEL).length;
+    r.cut += compressed(bytes).length;
+    r.plain += compressFrameSync(bytes, undefined, DEFAULT_LEVEL).length;
+    rows.set(kind, r);
+  };
+  for (const d of pool) {
+    add(`ecf${d.type}`, d.xml);
+    if (d.rfce) add('rfce', d.rfce);
+  }
+  console.log(`bytes per document over the pool (${pool.length} distinct e-CF), zstd level ${DEFAULT_LEVEL}, dictionary ${CURRENT_DICTIONARY_ID} unless said:`);
+  console.log('kind        n     raw   no dictionary   certificate kept   certificate cut (stored)');
+  for (const [kind, r] of [...rows].sort()) {
+    const mean = (v: number) => String(Math.round(v / r.n)).padStart(7);
+    console.log(`${kind.padEnd(7)} ${String(r.n).padStart(5)} ${mean(r.raw)} ${mean(r.plain).padStart(15)} ${mean(r.whole).padStart(18)} ${mean(r.cut).padStart(26)}`);
+  }
+  const all = [...rows.values()].reduce((a, r) => ({ n: a.n + r.n, raw: a.raw + r.raw, cut: a.cut + r.cut }), { n: 0, raw: 0, cut: 0 });
+  console.log(`all     ${String(all.n).padStart(5)} ${String(Math.round(all.raw / all.n)).padStart(7)}   stored ${Math.round(all.cut / all.n)} (${((100 * all.cut) / all.raw).toFixed(1)}% of raw), plus a 3-6 byte header and a 32-byte digest`);
+  figure('signing: stored bytes per pool document', all.cut / all.n, 'B', 'lower');
+}

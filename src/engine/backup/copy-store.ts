@@ -5,6 +5,7 @@ import { conflict } from '../errors.js';
 import { secretReferencesIn } from './secret-refs.js';
 import { dialectOf } from '../store/dialect.js';
 import type { Database } from '../store/schema.js';
+import { DocumentDamaged, documentStore, readEcfXml } from '../store/documents/index.js';
 
 type Executor = Kysely<Database>;
 type Row = Record<string, unknown>;
@@ -23,6 +24,8 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'settings', key: ['scope', 'key'] },
   { table: 'platform_state', key: ['key'] },
   { table: 'certificates', key: ['id'] },
+  // Before every table whose compressed documents refer to these texts by id (migration 0017).
+  { table: 'document_certificates', key: ['id'] },
   { table: 'sequence_ranges', key: ['id'] },
   { table: 'annulments', key: ['id'] },
   { table: 'annulment_lines', key: ['annulment_id', 'position'] },
@@ -64,7 +67,10 @@ export const SECRET_TABLES: readonly string[] = ['sealed_secrets'];
 export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'reception_tokens'];
 
 /** Columns filled by the store itself whose counter must move past the copied values (PostgreSQL identities). */
-const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [{ table: 'events', column: 'seq' }];
+const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [
+  { table: 'events', column: 'seq' },
+  { table: 'document_certificates', column: 'id' },
+];
 
 const PAGE_ROWS = 500;
 
@@ -262,22 +268,28 @@ async function tableDigest(db: Executor, table: string, key: readonly string[], 
   return { table, rows, sha256: digest.digest('hex') };
 }
 
-/** Every stored e-CF document hashed again: the bytes the authority received must be the bytes kept. */
+/** Every stored e-CF document read back from the target (decompressed, its SHA-256 checked) and hashed again: the bytes the authority received must be the bytes kept. */
 async function verifyDocuments(db: Executor, size: number): Promise<{ verified: number; mismatches: string[] }> {
   let verified = 0;
   const mismatches: string[] = [];
+  // A port of its own: the certificate ids it remembers are the target's.
+  const documents = documentStore();
   let after = '';
   for (;;) {
     const page = await db
       .selectFrom('ecf')
       .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
-      .select(['ecf.id', 'ecf.document_hash', 'ecf_documents.xml'])
+      .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
       .where('ecf.id', '>', after)
       .orderBy('ecf.id')
       .limit(size)
       .execute();
     for (const row of page) {
-      if (createHash('sha256').update(row.xml).digest('hex') === row.document_hash) verified++;
+      const bytes = await readEcfXml(documents, db, row).catch((e: unknown) => {
+        if (e instanceof DocumentDamaged) return null;
+        throw e;
+      });
+      if (bytes && createHash('sha256').update(bytes).digest('hex') === row.document_hash) verified++;
       else mismatches.push(row.id);
     }
     if (page.length < size) return { verified, mismatches };

@@ -12,12 +12,20 @@ export interface CaseRow extends PlannedCase {
   readonly row: number;
   readonly caseId: string;
   readonly cells: Readonly<Record<string, string>>;
+  /** The stored blob (compressed, or raw in rows older than migration 0017): read it with caseXml. */
   readonly xml: Buffer | null;
+  readonly xmlSha256: Buffer | null;
   readonly securityCode: string | null;
   readonly trackId: string | null;
   readonly messages: readonly { code: number; value: string }[];
   readonly sentAt: string | null;
   readonly verdictAt: string | null;
+}
+
+/** The case's signed document as it was built (decompressed, its SHA-256 checked: DocumentDamaged otherwise). */
+export async function caseXml(engine: Pick<Engine, 'db' | 'documents'>, c: Pick<CaseRow, 'id' | 'encf' | 'xml' | 'xmlSha256'>): Promise<Buffer> {
+  if (!c.xml) throw new Error(`certification case ${c.id} (${c.encf}) has no document yet`);
+  return engine.documents.read(engine.db, c.xml, c.xmlSha256, { table: 'certification_cases', id: c.id, encf: c.encf });
 }
 
 /** The newest generation imported for the Paso; 0 when none. */
@@ -46,6 +54,7 @@ function toCase(r: CertificationCasesTable, rfceEncfs: ReadonlySet<string>): Cas
     state: r.state as CaseState,
     phase: phaseOf(r.kind, r.encf, rfceEncfs) as Phase,
     xml: r.xml,
+    xmlSha256: r.xml_sha256,
     securityCode: r.security_code,
     trackId: r.track_id,
     messages: r.messages ? (JSON.parse(r.messages) as { code: number; value: string }[]) : [],

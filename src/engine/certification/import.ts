@@ -178,7 +178,7 @@ export async function importWorkbook(engine: Engine, tenantId: string, bytes: Bu
   return { ...summary, generation: generation.g, kept: generation.kept };
 }
 
-type CarriedCase = Pick<CertificationCasesTable, 'state' | 'xml' | 'security_code' | 'track_id' | 'messages' | 'sent_at' | 'verdict_at'>;
+type CarriedCase = Pick<CertificationCasesTable, 'state' | 'xml' | 'xml_sha256' | 'security_code' | 'track_id' | 'messages' | 'sent_at' | 'verdict_at'>;
 
 /**
  * The consumo cases a new generation takes over from the earlier ones: where
@@ -206,13 +206,14 @@ async function keptConsumo(tx: Tx, tenantId: string, before: number, specs: read
     carried.set(`rfce|${rfce.encf}`, {
       state: 'accepted',
       xml: rfce.xml,
+      xml_sha256: rfce.xml_sha256,
       security_code: rfce.security_code,
       track_id: rfce.track_id,
       messages: rfce.messages,
       sent_at: rfce.sent_at,
       verdict_at: rfce.verdict_at,
     });
-    carried.set(`ecf32|${ecf32.encf}`, { state: 'upload', xml: ecf32.xml, security_code: ecf32.security_code, track_id: null, messages: null, sent_at: null, verdict_at: null });
+    carried.set(`ecf32|${ecf32.encf}`, { state: 'upload', xml: ecf32.xml, xml_sha256: ecf32.xml_sha256, security_code: ecf32.security_code, track_id: null, messages: null, sent_at: null, verdict_at: null });
   }
   return carried;
 }

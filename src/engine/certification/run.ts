@@ -9,7 +9,7 @@ import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { TaxauthClient } from '../taxauth/client.js';
 import type { TaxauthMessage } from '../taxauth/types.js';
 import { buildCaseDocument } from './build.js';
-import { loadCases, portalCounts, type CaseRow, type PortalCounts } from './cases.js';
+import { caseXml, loadCases, portalCounts, type CaseRow, type PortalCounts } from './cases.js';
 import { nextStep, type CaseState } from './plan.js';
 import {
   CONDITIONAL_COUNTS_AS_ACCEPTED,
@@ -238,14 +238,17 @@ async function prepare(ctx: Ctx, cases: readonly CaseRow[], key: SigningKey): Pr
     if (c.kind === 'ecf32' && doc.securityCode) codes.set(c.encf, doc.securityCode);
   }
   const at = toStoredInstant(now);
+  // Compressed before the transaction, on the thread pool.
+  const documents = new Map(await Promise.all([...built].map(async ([id, doc]) => [id, await ctx.engine.documents.prepare(Buffer.from(doc.xml, 'utf8'))] as const)));
   const stored = await inTransaction(ctx.engine.db, async (tx) => {
     let count = 0;
     for (const c of cases) {
       const doc = built.get(c.id);
       if (!doc) continue;
+      const document = await ctx.engine.documents.store(tx, documents.get(c.id)!);
       const r = await tx
         .updateTable('certification_cases')
-        .set({ state: c.phase === 'upload' ? 'upload' : 'prepared', xml: Buffer.from(doc.xml, 'utf8'), security_code: doc.securityCode, updated_at: at })
+        .set({ state: c.phase === 'upload' ? 'upload' : 'prepared', xml: document.blob, xml_sha256: document.sha256, security_code: doc.securityCode, updated_at: at })
         .where('id', '=', c.id)
         .where('state', '=', 'imported')
         .executeTakeFirst();
@@ -311,7 +314,7 @@ async function record(ctx: Ctx, c: CaseRow, from: CaseState, code: number, messa
 /** Sends one case; false when the authority could not be reached (the case stays `sending`, to be settled). */
 async function send(ctx: Ctx, c: CaseRow): Promise<boolean> {
   if (!(await move(ctx, c, 'prepared', 'sending', { sent: true }))) return true;
-  const upload = { rnc: c.kind === 'acecf' ? (c.cells['RNCEmisor'] ?? ctx.rnc) : ctx.rnc, encf: c.encf, xml: c.xml! };
+  const upload = { rnc: c.kind === 'acecf' ? (c.cells['RNCEmisor'] ?? ctx.rnc) : ctx.rnc, encf: c.encf, xml: await caseXml(ctx.engine, c) };
   const sending = { ...c, state: 'sending' as const };
   try {
     if (c.kind === 'rfce') {

@@ -26,6 +26,7 @@ import {
   type SlotId,
 } from './simulation-slots.js';
 import { uploadFileName } from './rules.js';
+import { readEcfXml } from '../store/documents/index.js';
 
 /**
  * Paso 4, "Pruebas de Simulación e-CF" (CERTIFICATION.md §1.2, §2.6, §2.7):
@@ -164,8 +165,15 @@ const attemptOf = (row: EcfRow): number => Number(KEY.exec(row.idempotency_key ?
 
 /** The e-NCF a stored note modifies, read from its signed XML. */
 async function modifiedEncfOf(engine: Engine, ecfId: string): Promise<string | null> {
-  const doc = await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_id', '=', ecfId).executeTakeFirst();
-  return doc ? (/<NCFModificado>([^<]+)<\/NCFModificado>/.exec(doc.xml.toString('utf8'))?.[1] ?? null) : null;
+  const doc = await engine.db
+    .selectFrom('ecf')
+    .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+    .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
+    .where('ecf.id', '=', ecfId)
+    .executeTakeFirst();
+  if (!doc) return null;
+  const xml = await readEcfXml(engine.documents, engine.db, doc);
+  return /<NCFModificado>([^<]+)<\/NCFModificado>/.exec(xml.toString('utf8'))?.[1] ?? null;
 }
 
 // ---------------------------------------------------------------------------

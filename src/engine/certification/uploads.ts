@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
-import { loadCases } from './cases.js';
+import { caseXml, loadCases } from './cases.js';
 import { rfceStandings, type RfceStanding } from './consumo-binding.js';
 import { uploadFileName } from './rules.js';
 import { recordPaso, requireCertification } from './state.js';
@@ -32,13 +32,14 @@ export async function writeConsumoUploads(engine: Engine, tenantId: string, dir:
     );
   }
   mkdirSync(dir, { recursive: true });
-  const files = bound.map((s) => {
+  const files: string[] = [];
+  for (const s of bound) {
     const { ecf32 } = (s as Extract<RfceStanding, { standing: 'accepted' }>).binding;
     const c = cases.find((x) => x.encf === s.encf)!;
     const name = uploadFileName(c.cells['RNCEmisor'] ?? '', c.encf);
-    writeFileSync(join(dir, name), ecf32.xml!);
-    return name;
-  });
+    writeFileSync(join(dir, name), await caseXml(engine, { ...ecf32, xmlSha256: ecf32.xml_sha256 }));
+    files.push(name);
+  }
   const paso2 = (await requireCertification(engine, tenantId)).pasos[2];
   await recordPaso(engine, tenantId, 2, { state: paso2.state, detail: { uploads: { dir, files } } });
   return { dir, files };

@@ -26,6 +26,7 @@ import { readTogether } from '../store/read-together.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { insertRow, prepared } from '../store/prepared.js';
 import type { EcfTable, TenantsTable } from '../store/schema.js';
+import type { DocumentStore, PreparedDocument } from '../store/documents/index.js';
 import type { Environment } from '../schema-types.js';
 import { emitterProfileIn } from '../tenants/emitter-profile.js';
 import type { EmitterProfileView } from '../tenants/schemas.js';
@@ -147,8 +148,15 @@ type Staged =
       readonly id: string;
       readonly numbering: Numbering & { rangeId: string | null };
       readonly previous: Twin | undefined;
-      readonly signing: Promise<SignedEcf>;
+      /** Signed, then compressed (both on the thread pool): what `complete` stores. */
+      readonly signing: Promise<SignedForStore>;
     };
+
+interface SignedForStore {
+  readonly signed: SignedEcf;
+  readonly xml: PreparedDocument;
+  readonly rfce: PreparedDocument | null;
+}
 
 const ISSUE_SETTINGS = [
   ...DOCUMENT_SETTINGS,
@@ -190,8 +198,8 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   const p = prepare(engine, ask, read);
 
   const result = await inGroupCommitTwoStep(engine.db, {
-    stage: (tx, earlier: readonly Staged[]) => stage(tx, ask, p, earlier),
-    complete: (tx, staged) => complete(tx, staged),
+    stage: (tx, earlier: readonly Staged[]) => stage(tx, engine.documents, ask, p, earlier),
+    complete: (tx, staged) => complete(tx, engine.documents, staged),
   }).catch(async (e: unknown) => {
     // Several writers at once (PostgreSQL): the one that committed the key, internal number or external e-NCF first wins.
     if (!isUniqueViolation(e)) throw e;
@@ -280,7 +288,7 @@ function prepare(engine: Engine, ask: Ask, { tenant, profile, settings, credenti
 }
 
 /** In the shared transaction: the checks that need the latest state, then the number; signing starts. */
-async function stage(tx: Tx, ask: Ask, p: Prepared, earlier: readonly Staged[]): Promise<Staged> {
+async function stage(tx: Tx, documents: DocumentStore, ask: Ask, p: Prepared, earlier: readonly Staged[]): Promise<Staged> {
   const { tenantId } = ask;
   const { now, environment, doc } = p;
   // Another request with this key or internal number may have committed since the first look
@@ -311,8 +319,13 @@ async function stage(tx: Tx, ask: Ask, p: Prepared, earlier: readonly Staged[]):
     if (annulment) throw conflict('Ecf.EncfAnnulled', `The e-NCF ${doc.encf} was annulled (annulment ${annulment}); an annulled number can never be used.`);
     numbering = { encf: doc.encf!, sequenceExpiresOn: doc.sequenceExpiresOn, rangeId: null };
   }
-  // Not awaited here: the RSA work runs on the thread pool while the next units stage.
-  const signing = signEcfOffThread({ document: doc, computed: p.computed, issuer: p.issuer, numbering, key: p.signingKey, environment, now });
+  // Not awaited here: the RSA work, then the compression, run on the thread pool while the next units stage.
+  const signing = signEcfOffThread({ document: doc, computed: p.computed, issuer: p.issuer, numbering, key: p.signingKey, environment, now }).then(
+    async (signed): Promise<SignedForStore> => {
+      const [xml, rfce] = await Promise.all([documents.prepare(signed.xmlBytes), signed.rfceXml ? documents.prepare(Buffer.from(signed.rfceXml, 'utf8')) : null]);
+      return { signed, xml, rfce };
+    },
+  );
   signing.catch(() => {}); // awaited in complete, unless the units fall back to one by one and sign again
   return { ask, p, id: newId(), numbering, previous, signing };
 }
@@ -327,12 +340,12 @@ function twinAmong(earlier: readonly Staged[], tenantId: string, print: string):
 }
 
 /** In the shared transaction, after every unit staged: the signed e-CF is stored and queued. */
-async function complete(tx: Tx, staged: Staged): Promise<IssueResult> {
+async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promise<IssueResult> {
   if ('replayed' in staged) return staged.replayed;
   const { ask, p, numbering, previous } = staged;
   const { tenantId } = ask;
   const { doc, now } = p;
-  const signed = await staged.signing;
+  const { signed, xml, rfce } = await staged.signing;
   const row: Row = {
     id: staged.id,
     tenant_id: tenantId,
@@ -365,10 +378,14 @@ async function complete(tx: Tx, staged: Staged): Promise<IssueResult> {
     updated_at: null,
   };
   await insertRow(tx, 'ecf', row);
+  const storedXml = await documents.store(tx, xml);
+  const storedRfce = rfce ? await documents.store(tx, rfce) : null;
   await insertRow(tx, 'ecf_documents', {
     ecf_id: row.id,
-    xml: signed.xmlBytes,
-    rfce_xml: signed.rfceXml ? Buffer.from(signed.rfceXml, 'utf8') : null,
+    xml: storedXml.blob,
+    rfce_xml: storedRfce?.blob ?? null,
+    xml_sha256: storedXml.sha256,
+    rfce_sha256: storedRfce?.sha256 ?? null,
   });
   await queueSubmission(tx, now, { id: row.id, tenantId, environment: p.environment });
   if (p.environment === 'production') {

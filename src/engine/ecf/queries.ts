@@ -12,6 +12,7 @@ import { EcfStatusSchema, ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, typ
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
 import { rowKey } from '../store/functions.js';
+import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 
 export async function getEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const row = isUuid(id)
@@ -35,23 +36,24 @@ export async function findEcf(engine: Engine, tenantId: string, idOrEncf: string
   return ecfView(row);
 }
 
-/** The exact signed bytes, as stored. */
+/** The exact signed bytes, as stored (decompressed, their SHA-256 checked: DocumentDamaged otherwise). */
 export async function ecfXml(engine: Engine, tenantId: string, id: string, rfce = false): Promise<{ encf: string; bytes: Buffer }> {
   const row = isUuid(id)
     ? await engine.db
         .selectFrom('ecf')
         .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
-        .select(['ecf.encf', 'ecf_documents.xml', 'ecf_documents.rfce_xml'])
+        .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256'])
         .where('ecf.tenant_id', '=', tenantId)
         .where('ecf.id', '=', id)
         .executeTakeFirst()
     : undefined;
   if (!row) throw notFound('Ecf');
   if (rfce) {
-    if (!row.rfce_xml) throw new EngineError('not_found', 'Ecf.NoRfce', `${row.encf} has no signed summary (RFCE): only type 32 under DOP 250,000 has one.`);
-    return { encf: row.encf, bytes: row.rfce_xml };
+    const bytes = await readRfceXml(engine.documents, engine.db, row);
+    if (!bytes) throw new EngineError('not_found', 'Ecf.NoRfce', `${row.encf} has no signed summary (RFCE): only type 32 under DOP 250,000 has one.`);
+    return { encf: row.encf, bytes };
   }
-  return { encf: row.encf, bytes: row.xml };
+  return { encf: row.encf, bytes: await readEcfXml(engine.documents, engine.db, row) };
 }
 
 /** The contract's list parameters, with the contract's names. */

@@ -103,6 +103,7 @@ export async function decideCommercialApproval(engine: Engine, tenantId: string,
     },
     signingKey(credentials.privateKey, credentials.certificate),
   );
+  const prepared = await engine.documents.prepare(Buffer.from(acecf.xml, 'utf8'));
   await inTransaction(engine.db, async (tx) => {
     const existing = await tx.selectFrom('received_ecf_approvals').select('decision').where('received_ecf_id', '=', row.id).executeTakeFirst();
     if (existing) throw conflict('ReceivedEcf.AlreadyDecided', `A decision (${existing.decision}) was made already.`);
@@ -115,7 +116,7 @@ export async function decideCommercialApproval(engine: Engine, tenantId: string,
         tenant_id: tenantId,
         decision: input.decision,
         rejection_reason: input.rejectionReason,
-        xml: Buffer.from(acecf.xml, 'utf8'),
+        xml: (await engine.documents.store(tx, prepared)).blob,
         xml_sha256: acecf.sha256,
         decided_at: now.toISOString(),
         issuer_delivery: JSON.stringify(pending()),

@@ -13,6 +13,7 @@ import { RECORDED, type WorkOutcome } from '../work/run.js';
 import type { DeliverApprovalPayload } from './approve.js';
 import { nextRung } from '../work/ladder.js';
 import { APPROVAL_DELIVERY_LADDER_MS, RECEIVER_TIMEOUT_MS } from './rules.js';
+import { readDecidedAcecf } from './stored.js';
 
 /**
  * Delivers an outgoing ACECF (NOTES §10.3, §10.5): to the issuer's receiver,
@@ -40,7 +41,7 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
     .selectFrom('received_ecf_approvals as a')
     .innerJoin('received_ecf as r', 'r.id', 'a.received_ecf_id')
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
-    .select(['a.id', 'a.tenant_id', 'a.xml', 'a.issuer_delivery', 'a.taxauth_delivery', 'r.issuer_rnc', 'r.encf', 'r.environment', 't.rnc as tenant_rnc'])
+    .select(['a.id', 'a.tenant_id', 'a.xml', 'a.xml_sha256', 'a.issuer_delivery', 'a.taxauth_delivery', 'r.issuer_rnc', 'r.encf', 'r.environment', 't.rnc as tenant_rnc'])
     .where('a.id', '=', approvalId)
     .executeTakeFirst();
   if (!approval) return { done: true };
@@ -48,7 +49,9 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
   const state = JSON.parse(approval[column]) as ApprovalDeliveryState;
   if (state.status !== 'pending') return { done: true };
   const environment = approval.environment as Environment;
-  const upload = { rnc: approval.tenant_rnc, encf: approval.encf, xml: approval.xml };
+  // Decompressed and checked against its SHA-256: a damaged ACECF is never sent (DocumentDamaged).
+  const xml = await readDecidedAcecf(engine, approval, approval.encf);
+  const upload = { rnc: approval.tenant_rnc, encf: approval.encf, xml };
 
   let url = state.url;
   let outcome: { status: 'delivered' } | { status: 'refused' | 'retry'; error: string };
@@ -66,7 +69,7 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
       if (!entry?.approvalUrl) throw new Error(`${approval.issuer_rnc} has no commercial-approval URL in the authority's directory`);
       url = `${entry.approvalUrl.replace(/\/+$/, '')}/fe/aprobacioncomercial/api/ecf`;
       const bearer = entry.authenticationUrl ? await receiverToken(engine, approval.tenant_id, entry.authenticationUrl) : null;
-      await postToReceiver(url, uploadName(upload), approval.xml, bearer);
+      await postToReceiver(url, uploadName(upload), xml, bearer);
       outcome = { status: 'delivered' };
     }
   } catch (e) {

@@ -20,6 +20,7 @@ import {
   summaryView,
   type ReceivedEcfView,
 } from './views.js';
+import { readArecf, readDecidedAcecf } from './stored.js';
 
 export async function getReceivedEcf(engine: Engine, tenantId: string, id: string): Promise<ReceivedEcfView> {
   const row = isUuid(id)
@@ -27,7 +28,8 @@ export async function getReceivedEcf(engine: Engine, tenantId: string, id: strin
     : undefined;
   if (!row) throw notFound('ReceivedEcf');
   const approval = await engine.db.selectFrom('received_ecf_approvals').selectAll().where('received_ecf_id', '=', row.id).executeTakeFirst();
-  return receivedView(row, approval ?? null);
+  const arecf = await readArecf(engine, row);
+  return receivedView(row, arecf, approval ? { row: approval, acecf: await readDecidedAcecf(engine, approval, row.encf) } : null);
 }
 
 /** By id, or by the issuer's e-NCF (for people: `ecf received show E310000000001`); the newest reception wins. */

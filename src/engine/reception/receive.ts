@@ -9,12 +9,13 @@ import { Dec } from '../money.js';
 import type { Environment } from '../schema-types.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { afterCommit, inTransaction } from '../store/database.js';
+import { afterCommit, inTransaction, type Db } from '../store/database.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { requireTenant } from '../tenants/lookup.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
 import { NOT_RECEIVED, isApprovalAutomatic, isoFromXmlDate, signArecf, type NotReceivedCode } from './documents.js';
+import { readArecf } from './stored.js';
 import { RECEIVED_COLUMNS, inboundApprovalView, summaryView, type InboundApprovalView, type ReceivedEcfSummary } from './views.js';
 
 /**
@@ -159,22 +160,33 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
   }
   const key = signingKey(credentials.privateKey, credentials.certificate);
 
+  /** The verdict, with the duplicate check against what `db` sees. */
+  const verdictIn = async (db: Db): Promise<[NotReceivedCode | null, string | null]> => {
+    if (code !== null) return [code, reason];
+    const already = await db
+      .selectFrom('received_ecf')
+      .select('received_at')
+      .where('tenant_id', '=', tenantId)
+      .where('issuer_rnc', '=', issuerRnc)
+      .where('encf', '=', encf)
+      .where('status', '=', 'received')
+      .executeTakeFirst();
+    return already ? [NOT_RECEIVED.duplicate, `${encf} of ${issuerRnc} was received already`] : [code, reason];
+  };
+  const answer = async (notReceived: NotReceivedCode | null) => {
+    const arecf = signArecf({ issuerRnc, buyerRnc: tenant.rnc, encf, notReceived, at: now }, key);
+    return { notReceived, arecf, prepared: await engine.documents.prepare(Buffer.from(arecf.xml, 'utf8')) };
+  };
+  // Signed and compressed before the transaction for the verdict seen now; signed again inside only
+  // if another reception of this e-NCF committed in between.
+  const [arrived, early] = await Promise.all([engine.documents.prepare(upload.xml), verdictIn(engine.db).then(([c]) => answer(c))]);
+
   const store = () =>
     inTransaction(engine.db, async (tx) => {
-      let finalCode: NotReceivedCode | null = code;
-      let finalReason = reason;
-      if (finalCode === null) {
-        const already = await tx
-          .selectFrom('received_ecf')
-          .select('received_at')
-          .where('tenant_id', '=', tenantId)
-          .where('issuer_rnc', '=', issuerRnc)
-          .where('encf', '=', encf)
-          .where('status', '=', 'received')
-          .executeTakeFirst();
-        if (already) [finalCode, finalReason] = [NOT_RECEIVED.duplicate, `${encf} of ${issuerRnc} was received already`];
-      }
-      const arecf = signArecf({ issuerRnc, buyerRnc: tenant.rnc, encf, notReceived: finalCode, at: now }, key);
+      const [finalCode, finalReason] = await verdictIn(tx);
+      const { arecf, prepared } = early.notReceived === finalCode ? early : await answer(finalCode);
+      const storedArecf = await engine.documents.store(tx, prepared);
+      const storedXml = await engine.documents.store(tx, arrived);
       const row = {
         id: newId(),
         tenant_id: tenantId,
@@ -191,10 +203,10 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
         monto_total: facts.montoTotal,
         security_code: finalCode === NOT_RECEIVED.signature || finalCode === NOT_RECEIVED.specification ? null : facts.securityCode,
         file_name: upload.fileName ?? null,
-        xml: upload.xml,
+        xml: storedXml.blob,
         xml_sha256: xmlSha256,
-        arecf_xml: Buffer.from(arecf.xml, 'utf8'),
-        arecf_sha256: null,
+        arecf_xml: storedArecf.blob,
+        arecf_sha256: storedArecf.sha256,
         received_at: now.toISOString(),
       };
       await tx.insertInto('received_ecf').values(row).execute();
@@ -222,7 +234,7 @@ async function findByBytes(engine: Engine, tenantId: string, xmlSha256: string):
     .where('r.tenant_id', '=', tenantId)
     .where('r.xml_sha256', '=', xmlSha256)
     .executeTakeFirst();
-  return row ? { arecf: row.arecf_xml.toString('utf8'), received: summaryView(row, row.decision), replay: true } : null;
+  return row ? { arecf: (await readArecf(engine, row)).toString('utf8'), received: summaryView(row, row.decision), replay: true } : null;
 }
 
 export interface InboundApprovalResult {
@@ -310,6 +322,7 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
   if (estado !== '1' && estado !== '2') errors.push({ path: 'xml', code: 'Approval.Estado', message: `Estado must be 1 (accepted) or 2 (rejected), not ${estado ?? '(none)'}.` });
   if (errors.length) refuse(encf, buyerRnc);
 
+  const prepared = await engine.documents.prepare(upload.xml);
   const row = {
     id: newId(),
     tenant_id: tenantId,
@@ -326,7 +339,7 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
   return inTransaction(engine.db, async (tx) => {
     const existing = await tx.selectFrom('inbound_approvals').select('id').where('tenant_id', '=', tenantId).where('ecf_id', '=', row.ecf_id).executeTakeFirst();
     if (existing) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`, row.encf, row.buyer_rnc);
-    await tx.insertInto('inbound_approvals').values(row).execute();
+    await tx.insertInto('inbound_approvals').values({ ...row, xml: (await engine.documents.store(tx, prepared)).blob }).execute();
     afterCommit(tx, () => logInboundDecision(engine, tenantId, row));
     const approval = inboundApprovalView(row);
     await emit(tx, now, tenantId, 'commercial_approval.received', approval);

@@ -135,24 +135,26 @@ const deliveryView = (json: string) => {
   };
 };
 
-export function approvalView(a: ApprovalRow): CommercialApprovalView {
+/** `acecf`: the stored ACECF as read back (reception/stored.ts). */
+export function approvalView(a: ApprovalRow, acecf: Buffer): CommercialApprovalView {
   return {
     id: a.id,
     decision: a.decision,
     rejectionReason: a.rejection_reason,
     decidedAt: toDominicanIso(a.decided_at),
-    acecf: a.xml.toString('utf8'),
+    acecf: acecf.toString('utf8'),
     deliveries: { issuer: deliveryView(a.issuer_delivery), taxauth: deliveryView(a.taxauth_delivery) },
   };
 }
 
-export function receivedView(row: ReceivedRow, approval: ApprovalRow | null): ReceivedEcfView {
+/** `arecf` and `approval.acecf`: the stored documents as read back (reception/stored.ts). */
+export function receivedView(row: ReceivedRow, arecf: Buffer, approval: { row: ApprovalRow; acecf: Buffer } | null): ReceivedEcfView {
   return {
-    ...summaryView(row, approval?.decision ?? null),
+    ...summaryView(row, approval?.row.decision ?? null),
     fileName: row.file_name,
     xmlSha256: row.xml_sha256,
-    arecf: row.arecf_xml.toString('utf8'),
-    commercialApproval: approval ? approvalView(approval) : null,
+    arecf: arecf.toString('utf8'),
+    commercialApproval: approval ? approvalView(approval.row, approval.acecf) : null,
   };
 }
 

@@ -4,6 +4,7 @@ import { isUuid } from '../ids.js';
 import { getSetting } from '../settings/settings.js';
 import { check } from '../validation.js';
 import { LayoutSchema, type Layout } from '../settings/layouts.js';
+import { readEcfXml } from '../store/documents/index.js';
 
 export interface Representation {
   readonly ecfId: string;
@@ -34,7 +35,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
     ? await engine.db
         .selectFrom('ecf')
         .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
-        .select(['ecf.id', 'ecf.encf', 'ecf.qr_url', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml'])
+        .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf.qr_url', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
         .where('ecf.tenant_id', '=', tenantId)
         .where('ecf.id', '=', id)
         .executeTakeFirst()
@@ -43,7 +44,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
   const layout = chosen ?? (await getSetting<Layout>(engine, 'representation.default_layout', tenantId));
   // The PDF libraries take a good part of a second to load: only a process that draws a PDF pays for them.
   const [{ readSignedEcf }, { renderRepresentation }] = await Promise.all([import('./reader.js'), import('./render.js')]);
-  const printed = readSignedEcf(row.xml);
+  const printed = readSignedEcf(await readEcfXml(engine.documents, engine.db, row));
   const { pdf, pages } = renderRepresentation(
     printed,
     { qrUrl: row.qr_url, signedDuringContingency: row.signed_during_contingency === 1, signedAt: new Date(row.signed_at) },

@@ -5,13 +5,14 @@ import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, conflict, notFound, type FieldError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { signingCredentials } from '../certificates/certificates.js';
-import { documentOrder, signAnecf, type AnnulledRange } from '../documents/anecf-xml.js';
+import { documentOrder, signAnecf, type AnnulledRange, type SignedAnecf } from '../documents/anecf-xml.js';
 import type { EcfType } from '../documents/payload.js';
 import { TYPE_NAMES } from '../documents/types.js';
 import type { Environment } from '../schema-types.js';
-import { signingKey } from '../signing/xmldsig.js';
+import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
+import type { PreparedDocument } from '../store/documents/index.js';
 import type { AnnulmentLinesTable, AnnulmentsTable, SequenceRangesTable } from '../store/schema.js';
 import { annulmentAnswer } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
@@ -324,11 +325,15 @@ export async function annulSequences(engine: Engine, tenantId: string, body: unk
   );
   const leaseMs = await sendLeaseMs(engine, environment);
   const now = engine.clock.now();
+  // Signed and compressed before the transaction (the write lock is not held for either); a
+  // failure is told inside it, after the lines are checked, as before.
+  const anecf = 'error' in signer ? signer : await signedAnecf(engine, tenant.rnc, lines, now, signer.key);
 
   const { row, stored } = await inTransaction(engine.db, async (tx) => {
     const placed = await placeLines(tx, tenantId, environment, lines);
-    if ('error' in signer) throw signer.error;
-    const signed = signAnecf(tenant.rnc, lines, now, signer.key);
+    if ('error' in anecf) throw anecf.error;
+    const { signed, prepared } = anecf;
+    const document = await engine.documents.store(tx, prepared);
     const row: Row = {
       id: newId(),
       tenant_id: tenantId,
@@ -336,7 +341,7 @@ export async function annulSequences(engine: Engine, tenantId: string, body: unk
       reason: cmd.reason.trim(),
       status: 'sending',
       total_count: lines.reduce((sum, l) => sum + (l.to - l.from + 1), 0),
-      xml: Buffer.from(signed.xml, 'utf8'),
+      xml: document.blob,
       xml_sha256: signed.xmlSha256,
       taxauth_code: null,
       taxauth_messages: '[]',
@@ -424,6 +429,15 @@ export async function retryAnnulment(engine: Engine, tenantId: string, id: strin
   return view(await deliver(engine, claimed, tenant.rnc, lines), lines, engine.clock.now());
 }
 
+async function signedAnecf(engine: Engine, rnc: string, lines: readonly Line[], now: Date, key: SigningKey): Promise<{ signed: SignedAnecf; prepared: PreparedDocument } | { error: unknown }> {
+  try {
+    const signed = signAnecf(rnc, lines, now, key);
+    return { signed, prepared: await engine.documents.prepare(Buffer.from(signed.xml, 'utf8')) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 async function sendLeaseMs(engine: Engine, environment: Environment): Promise<number> {
   return (await engine.taxauth.settings(environment)).timeoutMs * LEASE_CALLS;
 }
@@ -433,10 +447,12 @@ async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly Li
   const environment = row.environment as Environment;
   const first = documentOrder(lines.map((l) => ({ type: l.type, series: l.series, from: l.range_from, to: l.range_to })))[0]!;
   let outcome: Outcome;
+  // Decompressed and checked against xml_sha256: a damaged ANECF is never sent (DocumentDamaged).
+  const xml = await engine.documents.read(engine.db, row.xml, row.xml_sha256, { table: 'annulments', id: row.id, encf: encfOf(first.series, first.type, first.from) });
   try {
     const client = await engine.taxauth.client(environment);
     const answer = await tokens.withToken(engine, row.tenant_id, environment, (token) =>
-      client.annulRanges(token, { rnc, encf: encfOf(first.series, first.type, first.from), xml: row.xml }),
+      client.annulRanges(token, { rnc, encf: encfOf(first.series, first.type, first.from), xml }),
     );
     outcome = { status: answer.code === ANNULLED_CODE ? 'voided' : 'rejected', answer };
   } catch (e) {

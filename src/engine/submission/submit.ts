@@ -7,6 +7,7 @@ import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
 import { afterCommit, inTransaction, type Tx } from '../store/database.js';
 import type { EcfTable } from '../store/schema.js';
+import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { laneOf, taxauthGroup } from '../work/lanes.js';
 import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
@@ -141,8 +142,12 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
   const row = await engine.db.selectFrom('ecf').selectAll().where('id', '=', item.ref!).executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
   // The signed bytes (kilobytes) are read only for a send, never for a status query.
-  const signedBytes = async (column: 'xml' | 'rfce_xml'): Promise<Buffer> =>
-    (await engine.db.selectFrom('ecf_documents').select(column).where('ecf_id', '=', row.id).executeTakeFirstOrThrow())[column]!;
+  // Decompressed and checked against the kept SHA-256: a damaged document is never sent.
+  const signedBytes = async (column: 'xml' | 'rfce_xml'): Promise<Buffer> => {
+    const doc = await engine.db.selectFrom('ecf_documents').selectAll().where('ecf_id', '=', row.id).executeTakeFirstOrThrow();
+    const stored = { id: row.id, encf: row.encf, document_hash: row.document_hash, ...doc };
+    return column === 'xml' ? readEcfXml(engine.documents, engine.db, stored) : (await readRfceXml(engine.documents, engine.db, stored))!;
+  };
   const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;

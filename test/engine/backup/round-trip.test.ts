@@ -118,18 +118,20 @@ async function signedDocuments(engine: Engine, at: Date): Promise<number> {
     const signature = verifySignature(xml.toString('utf8'), parsed, at);
     if (!signature.ok) problems.push(`${what}: ${signature.reason}`);
   };
-  const ecf = await engine.db.selectFrom('ecf').innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id').select(['ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml']).execute();
+  // Read back through the document store (decompressed, digest-checked), then hashed and verified again here.
+  const read = (blob: Buffer, digest: Buffer | string | null, table: string, id: string) => engine.documents.read(engine.db, blob, digest, { table, id });
+  const ecf = await engine.db.selectFrom('ecf').innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id').select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256']).execute();
   for (const e of ecf) {
-    check(`e-CF ${e.encf}`, e.xml, e.document_hash);
-    if (e.rfce_xml) check(`RFCE of ${e.encf}`, e.rfce_xml);
+    check(`e-CF ${e.encf}`, await read(e.xml, e.xml_sha256 ?? e.document_hash, 'ecf_documents', e.id), e.document_hash);
+    if (e.rfce_xml) check(`RFCE of ${e.encf}`, await read(e.rfce_xml, e.rfce_sha256, 'ecf_documents', e.id));
   }
-  for (const r of await engine.db.selectFrom('received_ecf').select(['encf', 'xml', 'xml_sha256', 'arecf_xml']).execute()) {
-    check(`received ${r.encf}`, r.xml, r.xml_sha256);
-    check(`ARECF of ${r.encf}`, r.arecf_xml);
+  for (const r of await engine.db.selectFrom('received_ecf').select(['id', 'encf', 'xml', 'xml_sha256', 'arecf_xml', 'arecf_sha256']).execute()) {
+    check(`received ${r.encf}`, await read(r.xml, r.xml_sha256, 'received_ecf', r.id), r.xml_sha256);
+    check(`ARECF of ${r.encf}`, await read(r.arecf_xml, r.arecf_sha256, 'received_ecf', r.id));
   }
-  for (const a of await engine.db.selectFrom('received_ecf_approvals').select(['id', 'xml', 'xml_sha256']).execute()) check(`ACECF ${a.id}`, a.xml, a.xml_sha256);
-  for (const a of await engine.db.selectFrom('inbound_approvals').select(['id', 'xml', 'xml_sha256']).execute()) check(`inbound ACECF ${a.id}`, a.xml, a.xml_sha256);
-  for (const a of await engine.db.selectFrom('annulments').select(['id', 'xml', 'xml_sha256']).execute()) check(`ANECF ${a.id}`, a.xml, a.xml_sha256);
+  for (const a of await engine.db.selectFrom('received_ecf_approvals').select(['id', 'xml', 'xml_sha256']).execute()) check(`ACECF ${a.id}`, await read(a.xml, a.xml_sha256, 'received_ecf_approvals', a.id), a.xml_sha256);
+  for (const a of await engine.db.selectFrom('inbound_approvals').select(['id', 'xml', 'xml_sha256']).execute()) check(`inbound ACECF ${a.id}`, await read(a.xml, a.xml_sha256, 'inbound_approvals', a.id), a.xml_sha256);
+  for (const a of await engine.db.selectFrom('annulments').select(['id', 'xml', 'xml_sha256']).execute()) check(`ANECF ${a.id}`, await read(a.xml, a.xml_sha256, 'annulments', a.id), a.xml_sha256);
   expect(problems).toEqual([]);
   return checked;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importWorkbook } from '../../../src/engine/certification/import.js';
 import { runCertificationSet, type RunEvent } from '../../../src/engine/certification/run.js';
-import { loadCases } from '../../../src/engine/certification/cases.js';
+import { caseXml, loadCases } from '../../../src/engine/certification/cases.js';
 import { certificationReport, reportText } from '../../../src/engine/certification/report.js';
 import { getCertification } from '../../../src/engine/certification/state.js';
 import { writeConsumoUploads } from '../../../src/engine/certification/uploads.js';
@@ -47,7 +47,7 @@ describe('ecf certify: Paso 2 and Paso 3 against the sandbox’s certification m
     expect(written.files.sort()).toEqual(cases.filter((c) => c.phase === 'upload').map((c) => `${h.rnc}${c.encf}.xml`).sort());
     for (const f of readdirSync(dir)) {
       const c = cases.find((x) => f === `${h.rnc}${x.encf}.xml` && x.phase === 'upload')!;
-      expect(readFileSync(join(dir, f)).equals(c.xml!)).toBe(true);
+      expect(readFileSync(join(dir, f)).equals(await caseXml(h.engine, c))).toBe(true);
       const rfce = cases.find((x) => x.kind === 'rfce' && x.encf === c.encf)!;
       expect(rfce.securityCode).toBe(c.securityCode);
     }

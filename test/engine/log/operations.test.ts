@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { noteTransportFailure, noteTransportSuccess, setContingency } from '../../../src/engine/submission/contingency.js';
 import { receiveInboundApproval } from '../../../src/engine/reception/receive.js';
@@ -72,8 +73,11 @@ describe('operations in the engine log', () => {
     const id = (await (await h.api('GET', '/api/v1/received-ecf')).json()).items[0].id;
     expect((await h.api('POST', `/api/v1/received-ecf/${id}/commercial-approval`, { decision: 'rejected', rejectionReason: 'No solicitado' })).status).toBe(202);
     // What the other side receives no longer matches its signature: both refuse it, for good.
-    const row = await h.engine.db.selectFrom('received_ecf_approvals').select(['id', 'xml']).executeTakeFirstOrThrow();
-    await h.engine.db.updateTable('received_ecf_approvals').set({ xml: Buffer.from(row.xml.toString('utf8').replace('No solicitado', 'No solicitada')) }).where('id', '=', row.id).execute();
+    // (Stored raw with its own digest: intact as far as the store can tell, so it is sent.)
+    const row = await h.engine.db.selectFrom('received_ecf_approvals').select(['id', 'xml', 'xml_sha256']).executeTakeFirstOrThrow();
+    const signed = await h.engine.documents.read(h.engine.db, row.xml, row.xml_sha256, { table: 'received_ecf_approvals', id: row.id });
+    const altered = Buffer.from(signed.toString('utf8').replace('No solicitado', 'No solicitada'));
+    await h.engine.db.updateTable('received_ecf_approvals').set({ xml: altered, xml_sha256: createHash('sha256').update(altered).digest('hex') }).where('id', '=', row.id).execute();
     await drive(engine, h.engine.clock);
 
     const deliveries = lines.filter((l) => l.fields.approvalDelivery);

@@ -170,7 +170,7 @@ describe('POST /sequences/annulments through the engine and the sandbox', () => 
       expect(listed).toMatchObject({ id: failed.id, status: 'failed', totalCount: 4 });
       const voided = await retryAnnulment(reopened, h.tenant.id, failed.id);
       expect(voided).toMatchObject({ status: 'voided', attempts: 2 });
-      expect(h.sandbox.control.annulments()[0]!.xml).toBe((await reopened.db.selectFrom('annulments').select('xml').executeTakeFirstOrThrow()).xml.toString('utf8'));
+      expect(h.sandbox.control.annulments()[0]!.xml).toBe((await storedAnecf(reopened, failed.id)).xml);
     } finally {
       await reopened.close();
     }

@@ -7,10 +7,11 @@ import { validateAgainstSchema } from '../../../src/engine/xml/xsd.js';
 import { harness } from '../submission/harness.js';
 import { verifyWithXmlsec1 } from '../signing/verify-tools.js';
 
-/** The signed ANECF of an annulment, as stored. */
+/** The signed ANECF of an annulment, as stored (read back through the document store). */
 export async function storedAnecf(engine: Engine, id: string): Promise<{ xml: string; sha256: string }> {
   const row = await engine.db.selectFrom('annulments').select(['xml', 'xml_sha256']).where('id', '=', id).executeTakeFirstOrThrow();
-  return { xml: row.xml.toString('utf8'), sha256: row.xml_sha256 };
+  const bytes = await engine.documents.read(engine.db, row.xml, row.xml_sha256, { table: 'annulments', id });
+  return { xml: bytes.toString('utf8'), sha256: row.xml_sha256 };
 }
 
 /**

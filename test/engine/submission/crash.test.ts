@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEngine, type Engine } from '../../../src/engine/engine.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { getEcf } from '../../../src/engine/ecf/queries.js';
+import { ecfXml, getEcf } from '../../../src/engine/ecf/queries.js';
 import { tokens } from '../../../src/engine/submission/submit.js';
 import { testDataDir } from '../../helpers.js';
 import { harness } from './harness.js';
@@ -91,7 +91,7 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
     // What the dead worker did: the unclear mark (as markUnclear writes it), then the send.
     await h.engine.db.updateTable('work').set({ payload: JSON.stringify({ phase: 'send', unclear: true }) }).where('ref', '=', ecf.id).execute();
     const client = await h.engine.taxauth.client('test');
-    const xml = (await h.engine.db.selectFrom('ecf_documents').select('rfce_xml').where('ecf_id', '=', ecf.id).executeTakeFirstOrThrow()).rfce_xml!;
+    const xml = (await ecfXml(h.engine, h.tenant.id, ecf.id, true)).bytes;
     const lost = await tokens.withToken(h.engine, h.tenant.id, 'test', (t) => client.sendRfce(t, { rnc: h.tenant.rnc, encf: ecf.encf, xml }));
     expect(lost).toMatchObject({ code: 2, sequenceUsed: false, messages: [expect.objectContaining({ code: 9001 })] });
     await h.drive();
