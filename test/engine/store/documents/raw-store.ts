@@ -21,6 +21,8 @@ export interface RawDocument {
 
 export interface RawStore {
   readonly tenantId: string;
+  /** A consultor API key of the tenant, for reading its e-CF over HTTP. */
+  readonly key: string;
   readonly ecfIds: readonly string[];
   /** Every document stored, as stored (the damaged one with the bytes it holds). */
   readonly documents: readonly RawDocument[];
@@ -39,7 +41,7 @@ export async function makeRawStore(dataDir: string, options: { ecf?: number; dam
 }
 
 async function fill(engine: Engine, count: number, withDamaged: boolean): Promise<RawStore> {
-  const { tenant } = await seedIssuer(engine);
+  const { tenant, keys } = await seedIssuer(engine);
   const ecfIds: string[] = [];
   for (let i = 0; i < count; i++) {
     const payload =
@@ -94,5 +96,5 @@ async function fill(engine: Engine, count: number, withDamaged: boolean): Promis
     modifies_encf: null, cells: '{}', state: 'accepted', xml: caseRow.xml, xml_sha256: null, security_code: null, track_id: null, messages: null, sent_at: now, verdict_at: now, updated_at: now,
   }).execute();
   documents.push({ table: 'certification_cases', column: 'xml', id: caseRow.id, encf: 'E310000000901', bytes: caseRow.xml });
-  return { tenantId: tenant.id, ecfIds, documents, damaged };
+  return { tenantId: tenant.id, key: keys.consultor, ecfIds, documents, damaged };
 }
