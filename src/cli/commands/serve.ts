@@ -9,6 +9,7 @@ import { resolveTenant } from '../tenant-flag.js';
 import type { FolderWatcher } from '../../watch/folder.js';
 import type { StatusWatch } from '../../engine/submission/heavy.js';
 import type { RunningWork } from '../../engine/background-work.js';
+import type { RunningConversion } from '../../engine/store/heavy.js';
 import { openEngine, type Engine } from '../../engine/engine.js';
 import { requireSecretKey } from '../../engine/secrets/index.js';
 import type { EngineLog } from '../../engine/log/index.js';
@@ -103,6 +104,7 @@ export default class Serve extends EcfCommand {
     let work: RunningWork | undefined;
     let watcher: FolderWatcher | undefined;
     let statusWatch: StatusWatch | undefined;
+    let conversion: RunningConversion | undefined;
     const stopMs = flags['stop-timeout'] * 1000;
     const budgetMs = stopMs - Math.min(STOP_MARGIN_MS, stopMs / 4);
     // The drain leaves at least half the budget to the requests and calls in flight after it.
@@ -110,7 +112,7 @@ export default class Serve extends EcfCommand {
     let stopping: Promise<void> | undefined;
     // Once, whoever asks first: a signal, or a start-up that failed.
     // A start-up that failed has served no one: it stops without draining.
-    const stop = (drain = drainMs) => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs, drainMs: drain }));
+    const stop = (drain = drainMs) => (stopping ??= stopServe({ app, engine, work, scheduler, watcher, statusWatch, conversion, sandbox, budgetMs, drainMs: drain }));
     let startup: Promise<void> = Promise.resolve();
 
     // close-with-grace, installed before the jobs start, so a signal during start-up stops cleanly
@@ -156,6 +158,8 @@ export default class Serve extends EcfCommand {
         // The authority's status host (with its API key set): read at most every 5 minutes across
         // the nodes, and contingency started when an announced maintenance window begins.
         statusWatch = startStatusWatch(engine, { onError: (err) => app.log.warn({ err }, 'authority status watch failed') });
+        // Documents an older release stored raw are compressed in place, a batch at a time between requests.
+        conversion = await startDocumentConversion(engine, app.log);
       }
       if (flags.watch) {
         const [{ watchFolder }, { describeWatchResult }] = await Promise.all([import('../../watch/folder.js'), import('./watch.js')]);
@@ -201,6 +205,30 @@ export function listenError(err: unknown, host: string, port: number): unknown {
   return err;
 }
 
+/** Progress of the in-place conversion in the log: a line when a table starts and ends, and every 30 s. */
+const CONVERSION_LOG_MS = 30_000;
+
+async function startDocumentConversion(engine: Engine, log: EngineLog): Promise<RunningConversion> {
+  const { startBackgroundConversion } = await import('../../engine/store/heavy.js');
+  let table = '';
+  let loggedAt = 0;
+  const running = await startBackgroundConversion(engine, {
+    onProgress: (p) => {
+      const now = performance.now();
+      if (p.table === table && !p.finished && now - loggedAt < CONVERSION_LOG_MS) return;
+      table = p.table;
+      loggedAt = now;
+      log.info({ conversion: p }, `compressing stored documents: ${p.table} ${p.done}/${p.total} rows, ${p.converted} compressed, ${p.damaged} damaged, ${Math.round(p.rate)} documents/s${p.finished ? ', done' : ''}`);
+    },
+    onDamaged: (d) => log.error({ document: d.document }, d.message),
+    onError: (err) => log.error({ err }, 'compressing stored documents failed; it starts again at the next start of ecf serve (or run ecf store compress)'),
+  });
+  void running.finished.then((report) => {
+    if (report) log.info({ converted: report.converted, damaged: report.damagedCount }, `stored documents compressed: ${report.converted} in this run, ${report.damagedCount} damaged${report.damagedCount ? ' (ecf store verify lists them)' : ''}`);
+  });
+  return running;
+}
+
 /** Room left under --stop-timeout for the store to close and the process to exit. */
 const STOP_MARGIN_MS = 3_000;
 
@@ -211,6 +239,7 @@ interface Running {
   readonly scheduler: Scheduler | undefined;
   readonly watcher: FolderWatcher | undefined;
   readonly statusWatch: StatusWatch | undefined;
+  readonly conversion: RunningConversion | undefined;
   readonly sandbox: { close(): Promise<void> } | undefined;
   readonly budgetMs: number;
   readonly drainMs: number;
@@ -224,7 +253,7 @@ interface Running {
  * freed, unclear marks kept for the query before resending); close the store
  * last.
  */
-async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, sandbox, budgetMs, drainMs }: Running): Promise<void> {
+async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, conversion, sandbox, budgetMs, drainMs }: Running): Promise<void> {
   const budget = AbortSignal.timeout(Math.max(0, budgetMs));
   const untilBudget = <T>(what: string, p: Promise<T>): Promise<T | void> =>
     Promise.race([
@@ -242,6 +271,7 @@ async function stopServe({ app, engine, work, scheduler, watcher, statusWatch, s
     untilBudget('the folder watcher', watcher?.close() ?? Promise.resolve()),
     untilBudget('the job scheduler', scheduler?.stop() ?? Promise.resolve()),
     untilBudget('the authority status watch', statusWatch?.stop() ?? Promise.resolve()),
+    untilBudget('the document conversion', conversion?.stop() ?? Promise.resolve()),
     work?.stopWithin(budget).catch((err: unknown) => app.log.error({ err }, 'stopping: handing back the background work failed')),
   ]);
   // After the work: a send in flight to the built-in sandbox needs it until it ends or is handed back.
