@@ -47,6 +47,7 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
 export const DERIVED_TABLES: readonly { readonly table: keyof Database & string; readonly key: readonly string[] }[] = [
   { table: 'ecf_counts', key: ['tenant_id', 'environment', 'type', 'status'] },
   { table: 'ecf_monthly_counts', key: ['tenant_id', 'environment', 'period'] },
+  { table: 'ecf_day_counts', key: ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] },
 ];
 
 /**

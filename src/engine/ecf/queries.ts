@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { dominicanDayBounds } from '../clock.js';
-import { type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
@@ -108,7 +108,7 @@ function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
 /**
  * The e-CF whose e-NCF, buyer RNC, internal number or buyer name starts with
  * `s` (names by their search key: no case, no accents), as (rid, issued_at,
- * monto_total_cents, id). Each branch is a prefix range on its own index,
+ * monto_total_cents). Each branch is a prefix range on its own index,
  * and those indexes also hold the sort columns, so sorting and counting the
  * matches reads no table rows (migration 0011). UNION, not UNION ALL: a row
  * may match two branches.
@@ -119,12 +119,32 @@ function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
       rowKey(engine.db).ref.as('rid'),
       'issued_at',
       'monto_total_cents',
-      'id',
     ]);
   return branch('encf', s.toUpperCase())
     .union(branch('buyer_rnc', s))
     .union(branch('internal_number', s))
     .union(branch('buyer_name_key', searchKey(s)));
+}
+
+/**
+ * The list's exact `totalCount` from the totals the triggers keep, when the
+ * filters allow: type, status and environment from `ecf_counts`; with From/To
+ * or Retrying as well, from `ecf_day_counts` (From/To are whole Dominican
+ * days, so a range of days is a range of its rows). Undefined when an amount
+ * bound asks for a count of the e-CF themselves.
+ */
+function keptCount(engine: Engine, tenantId: string, q: ListQuery) {
+  if (q.MinAmount !== undefined || q.MaxAmount !== undefined) return undefined;
+  const byDay = q.From !== undefined || q.To !== undefined || q.Retrying !== undefined;
+  // Both tables share the type, status, environment and n columns; only ecf_day_counts has day and retrying.
+  let counts = engine.db.selectFrom((byDay ? 'ecf_day_counts' : 'ecf_counts') as 'ecf_counts').where('tenant_id', '=', tenantId);
+  if (q.Type !== undefined) counts = counts.where('type', '=', Number(q.Type));
+  if (q.Status) counts = counts.where('status', '=', q.Status);
+  if (q.Environment) counts = counts.where('environment', '=', q.Environment);
+  if (q.From) counts = counts.where(sql.ref('day'), '>=', q.From);
+  if (q.To) counts = counts.where(sql.ref('day'), '<=', q.To);
+  if (q.Retrying !== undefined) counts = counts.where(sql.ref('retrying'), '=', q.Retrying ? 1 : 0);
+  return counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow();
 }
 
 export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
@@ -133,35 +153,29 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
   const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
   const order = q.Order === 'asc' ? 'asc' : 'desc';
   const search = q.Search?.trim() || undefined;
+  // Ties broken by the row key: the rowid every SQLite index ends in, `id` on PostgreSQL (migration 0018).
+  const key = rowKey(engine.db).ref;
 
   let rows: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>[];
   let count: { n: number | string | bigint };
   if (search) {
     const hits = searchHits(engine, tenantId, search, q);
     const [pageHits, counted] = await Promise.all([
-      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('id', order).limit(window.pageSize).offset(window.offset).execute(),
+      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute(),
       engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     const rids = pageHits.map((h) => h.rid);
     const found = rids.length
-      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, rowKey(engine.db).ref.as('rid')]).where(rowKey(engine.db).ref, 'in', rids).execute()
+      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, key.as('rid')]).where(key, 'in', rids).execute()
       : [];
     const byRid = new Map(found.map((r) => [r.rid, r]));
     rows = rids.map((rid) => byRid.get(rid)!);
     count = counted;
   } else {
     const base = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q);
-    // Filtered on type, status and environment at most, the count is a sum of kept totals.
-    const countable = q.From === undefined && q.To === undefined && q.Retrying === undefined && q.MinAmount === undefined && q.MaxAmount === undefined;
-    let counts = engine.db.selectFrom('ecf_counts').where('tenant_id', '=', tenantId);
-    if (q.Type !== undefined) counts = counts.where('type', '=', Number(q.Type));
-    if (q.Status) counts = counts.where('status', '=', q.Status);
-    if (q.Environment) counts = counts.where('environment', '=', q.Environment);
     [rows, count] = await Promise.all([
-      base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(window.pageSize).offset(window.offset).execute(),
-      countable
-        ? counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow()
-        : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(window.offset).execute(),
+      keptCount(engine, tenantId, q) ?? base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
   }
   return pageOf(rows.map(summaryView), Number(count.n), window);

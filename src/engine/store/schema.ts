@@ -238,6 +238,20 @@ export interface EcfCountsTable {
   n: number;
 }
 
+/**
+ * Maintained by triggers on `ecf` (migration 0018): e-CF per tenant, Dominican
+ * issue day (`yyyy-MM-dd`), environment, type, status and retry pending (0/1).
+ */
+export interface EcfDayCountsTable {
+  tenant_id: string;
+  day: string;
+  environment: string;
+  type: number;
+  status: string;
+  retrying: number;
+  n: number;
+}
+
 export interface WebhookEndpointsTable {
   id: string;
   tenant_id: string;
@@ -453,6 +467,7 @@ export interface Database {
   ecf_attempts: EcfAttemptsTable;
   platform_state: PlatformStateTable;
   ecf_counts: EcfCountsTable;
+  ecf_day_counts: EcfDayCountsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   annulments: AnnulmentsTable;

@@ -15,6 +15,7 @@ import * as workLanes from './0013-work-lanes.js';
 import * as certification from './0014-certification.js';
 import * as receptionAuth from './0015-reception-auth.js';
 import * as rangesHeldAfterRestore from './0016-ranges-held-after-restore.js';
+import * as ecfRows from './0018-ecf-rows.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-certification': certification,
   '0015-reception-auth': receptionAuth,
   '0016-ranges-held-after-restore': rangesHeldAfterRestore,
+  '0018-ecf-rows': ecfRows,
 };

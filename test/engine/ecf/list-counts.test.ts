@@ -1,0 +1,117 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dominicanDate } from '../../../src/engine/clock.js';
+import { issueEcf } from '../../../src/engine/ecf/issue.js';
+import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
+import { newId } from '../../../src/engine/ids.js';
+import type { Engine } from '../../../src/engine/engine.js';
+import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
+
+const TYPES = [31, 32, 33];
+const STATUSES = ['signed', 'accepted', 'rejected', 'failed'] as const;
+const ENVIRONMENTS = ['test', 'production'] as const;
+/** Dominican days around a month end; the hours put some e-CF before 04:00 UTC, on the previous Dominican day. */
+const DAYS = ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'];
+const HOURS = ['02:30:00.000Z', '03:30:00.000Z', '04:00:00.000Z', '15:45:10.000Z', '23:59:59.999Z'];
+
+/** A copy of an issued e-CF's row with its own id, e-NCF and the varied dimensions: rows enter through the same triggers as issued ones. */
+async function addCopy(engine: Engine, template: Record<string, unknown>, n: number, v: { type: number; status: string; environment: string; day: number; hour: number; cents: number; retrying: boolean }) {
+  const issuedAt = `${DAYS[v.day]}T${HOURS[v.hour]}`;
+  await engine.db
+    .insertInto('ecf')
+    .values({
+      ...(template as never),
+      id: newId(),
+      encf: `E${v.type}${String(1000 + n).padStart(10, '0')}`,
+      internal_number: null,
+      idempotency_key: `copy-${n}`,
+      type: v.type,
+      status: v.status,
+      environment: v.environment,
+      issued_at: issuedAt,
+      monto_total_cents: v.cents,
+      monto_total: (v.cents / 100).toFixed(2),
+      retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
+    })
+    .execute();
+}
+
+/** The count by reading every row, as the filters say in words. */
+async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promise<number> {
+  const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).execute();
+  return rows.filter((r) => {
+    const day = dominicanDate(r.issued_at);
+    return (
+      (q.Type === undefined || r.type === q.Type) &&
+      (q.Status === undefined || r.status === q.Status) &&
+      (q.Environment === undefined || r.environment === q.Environment) &&
+      (q.From === undefined || day >= q.From) &&
+      (q.To === undefined || day <= q.To) &&
+      (q.Retrying === undefined || (r.retry !== null) === q.Retrying) &&
+      (q.MinAmount === undefined || Number(r.monto_total_cents) >= Math.round(Number(q.MinAmount) * 100)) &&
+      (q.MaxAmount === undefined || Number(r.monto_total_cents) <= Math.round(Number(q.MaxAmount) * 100))
+    );
+  }).length;
+}
+
+const variant = fc.record({
+  type: fc.constantFrom(...TYPES),
+  status: fc.constantFrom(...STATUSES),
+  environment: fc.constantFrom(...ENVIRONMENTS),
+  day: fc.nat(DAYS.length - 1),
+  hour: fc.nat(HOURS.length - 1),
+  cents: fc.integer({ min: 100, max: 1_000_000 }),
+  retrying: fc.boolean(),
+});
+
+const change = fc.oneof(
+  fc.record({ kind: fc.constant('status' as const), pick: fc.nat(), status: fc.constantFrom(...STATUSES) }),
+  fc.record({ kind: fc.constant('retry' as const), pick: fc.nat(), retrying: fc.boolean() }),
+  fc.record({ kind: fc.constant('moved' as const), pick: fc.nat(), day: fc.nat(DAYS.length - 1), hour: fc.nat(HOURS.length - 1) }),
+  fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+);
+
+/** One to three filters at a time, as a person combines them: with all eight, almost nothing matches. */
+const filters = fc.tuple(
+  fc.record({
+    Type: fc.constantFrom(...TYPES),
+    Status: fc.constantFrom(...STATUSES),
+    Environment: fc.constantFrom(...ENVIRONMENTS),
+    From: fc.constantFrom('2026-03-29', ...DAYS),
+    To: fc.constantFrom(...DAYS, '2026-04-03'),
+    Retrying: fc.boolean(),
+    MinAmount: fc.integer({ min: 1, max: 10_000 }).map(String),
+    MaxAmount: fc.integer({ min: 1, max: 10_000 }).map(String),
+  }),
+  fc.subarray(['Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
+).map(([all, keys]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as ListQuery);
+
+describe('the list counts kept per day (ecf_day_counts)', () => {
+  it('equal a plain count over random filters after issues, status and retry changes, moved dates and deletes', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
+    const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
+    let copies = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(filters, { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
+        for (const v of added) await addCopy(engine, template, copies++, v);
+        const ids = (await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenant.id).orderBy('id').execute()).map((r) => r.id);
+        for (const c of changes) {
+          const id = ids[c.pick % ids.length]!;
+          if (id === issued.ecf.id) continue; // the issued one keeps its document
+          const where = engine.db.updateTable('ecf').where('id', '=', id);
+          if (c.kind === 'status') await where.set({ status: c.status }).execute();
+          if (c.kind === 'retry') await where.set({ retry: c.retrying ? JSON.stringify({ count: 2, max: 3, nextAttemptAt: null }) : null }).execute();
+          if (c.kind === 'moved') await where.set({ issued_at: `${DAYS[c.day]}T${HOURS[c.hour]}` }).execute();
+          if (c.kind === 'delete') await engine.db.deleteFrom('ecf').where('id', '=', id).execute();
+        }
+        for (const q of queries) {
+          const page = await listEcf(engine, tenant.id, { ...q, PageSize: 5 });
+          expect({ q, total: page.totalCount }).toEqual({ q, total: await naiveCount(engine, tenant.id, q) });
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
