@@ -36,6 +36,8 @@ export interface Generated {
   readonly document: { ecf_id: string; xml: Buffer; rfce_xml: Buffer | null };
   readonly attempts: Record<string, unknown>[];
   readonly events: Record<string, unknown>[];
+  /** Duplicate detection's row, kept only for the last seven days (the retention job deletes older ones). */
+  readonly fingerprints: Record<string, unknown>[];
 }
 
 export interface RowsOptions {
@@ -122,7 +124,7 @@ export function rowMaker(o: RowsOptions) {
       document_hash: hash,
       idempotency_key: newId(),
       request_hash: randomBytes(32).toString('hex'),
-      fingerprint: randomBytes(32).toString('hex'),
+      fingerprint: '',
       sequence_range_id: o.rangeId,
       taxauth: taxauth ? JSON.stringify(taxauth) : null,
       retry: status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
@@ -159,6 +161,7 @@ export function rowMaker(o: RowsOptions) {
     const events = done
       ? [event('ecf.submitted', 3, { ...view, status: 'signed', taxauth: { trackId, submittedAt: taxauth!.submittedAt } }), event(`ecf.${status}`, 9, view)]
       : [];
-    return { ecf, document: { ecf_id: id, xml, rfce_xml: rfceXml }, attempts, events };
+    const fingerprints = issuedMs >= o.end - 7 * 86_400_000 ? [{ tenant_id: o.tenantId, fingerprint: randomBytes(32).toString('hex'), issued_at: issuedAt, ecf_id: id }] : [];
+    return { ecf, document: { ecf_id: id, xml, rfce_xml: rfceXml }, attempts, events, fingerprints };
   };
 }

@@ -92,6 +92,7 @@ const rowsOf = (g: Generated): Rows => ({
   ...(DOCUMENTS && { ecf_documents: [g.document] }),
   ecf_attempts: g.attempts,
   events: g.events,
+  ecf_fingerprints: g.fingerprints,
 });
 
 console.log(
@@ -109,7 +110,7 @@ if (PG) {
       for (const [table, rows] of Object.entries(rowsOf(g))) (batch[table] ??= []).push(...rows);
     }
     await engine.db.transaction().execute(async (tx) => {
-      for (const table of ['ecf', 'ecf_documents', 'ecf_attempts', 'events']) if (batch[table]?.length) await tx.insertInto(table as 'ecf').values(batch[table] as never).execute();
+      for (const table of ['ecf', 'ecf_documents', 'ecf_attempts', 'events', 'ecf_fingerprints']) if (batch[table]?.length) await tx.insertInto(table as 'ecf').values(batch[table] as never).execute();
     });
     progress(from);
   }

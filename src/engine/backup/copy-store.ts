@@ -29,6 +29,7 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'emission_pauses', key: ['scope', 'subject_id'] },
   { table: 'ecf', key: ['id'] },
   { table: 'ecf_documents', key: ['ecf_id'] },
+  { table: 'ecf_fingerprints', key: ['tenant_id', 'fingerprint', 'issued_at', 'ecf_id'] },
   { table: 'ecf_attempts', key: ['id'] },
   { table: 'events', key: ['seq'] },
   { table: 'work', key: ['id'] },

@@ -161,11 +161,24 @@ export interface EcfTable {
   document_hash: string;
   idempotency_key: string;
   request_hash: string;
+  /** Empty since migration 0018: duplicate detection reads `ecf_fingerprints`. */
   fingerprint: string;
   sequence_range_id: string | null;
   taxauth: string | null;
   retry: string | null;
   updated_at: string | null;
+}
+
+/**
+ * What duplicate detection compares (migration 0018), for the e-CF of the
+ * last `duplicates.window_minutes` (at most seven days): not a record, so the
+ * retention job may delete rows older than seven days.
+ */
+export interface EcfFingerprintsTable {
+  tenant_id: string;
+  fingerprint: string;
+  issued_at: string;
+  ecf_id: string;
 }
 
 export interface EcfDocumentsTable {
@@ -468,6 +481,7 @@ export interface Database {
   platform_state: PlatformStateTable;
   ecf_counts: EcfCountsTable;
   ecf_day_counts: EcfDayCountsTable;
+  ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   annulments: AnnulmentsTable;

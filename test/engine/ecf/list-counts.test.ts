@@ -20,7 +20,7 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
   await engine.db
     .insertInto('ecf')
     .values({
-      ...(template as never),
+      ...template,
       id: newId(),
       encf: `E${v.type}${String(1000 + n).padStart(10, '0')}`,
       internal_number: null,
@@ -32,7 +32,7 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
       monto_total_cents: v.cents,
       monto_total: (v.cents / 100).toFixed(2),
       retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
-    })
+    } as never)
     .execute();
 }
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, withoutRowid } from './ddl.js';
+import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, rowKey, withoutRowid } from './ddl.js';
 
 /**
  * Measured with bench/list-million.bench.ts (dbstat, per table and index):
@@ -17,6 +17,12 @@ import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, withoutRowid 
  *   Retrying sums at most a few rows per day instead of counting e-CF.
  * - A partial index holds the few e-CF with a retry pending, so a Retrying
  *   page reads those only.
+ * - The fingerprint of duplicate detection (64 hex characters on the row and
+ *   again in an index with the tenant and the instant: about 220 bytes per
+ *   e-CF) is only looked for within `duplicates.window_minutes` (at most
+ *   seven days), so it moves to `ecf_fingerprints`, which the retention job
+ *   may empty of rows older than seven days. The rows of the last seven days
+ *   before the newest e-CF move with it; `ecf.fingerprint` is left empty.
  */
 const REBUILT = [
   ['ecf_list_issued_id', 'ecf_list_issued', ['issued_at']],
@@ -28,6 +34,10 @@ const REBUILT = [
   ['ecf_search_buyer_rnc_sorted', 'ecf_search_buyer_rnc', ['buyer_rnc', 'issued_at', 'monto_total_cents']],
   ['ecf_search_buyer_name_key_sorted', 'ecf_search_buyer_name_key', ['buyer_name_key', 'issued_at', 'monto_total_cents']],
 ] as const;
+
+/** The longest `duplicates.window_minutes` allows (10,080 minutes). */
+const LONGEST_WINDOW_MS = 7 * 86_400_000;
+const BATCH = 5000;
 
 const DIMENSIONS = ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] as const;
 
@@ -44,6 +54,40 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(isSqlite(db) ? ['tenant_id', 'issued_at'] : ['tenant_id', 'issued_at', 'id'])
     .where(sql.ref('retry'), 'is not', null)
     .execute();
+
+  await withoutRowid(
+    db,
+    db.schema
+      .createTable('ecf_fingerprints')
+      .addColumn('tenant_id', 'text', (c) => c.notNull())
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('issued_at', 'text', (c) => c.notNull())
+      .addColumn('ecf_id', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ecf_fingerprints_pk', ['tenant_id', 'fingerprint', 'issued_at', 'ecf_id']),
+  ).execute();
+  const newest = (await sql<{ at: string | null }>`select max(issued_at) as at from ecf`.execute(db)).rows[0]?.at;
+  if (newest) {
+    const since = new Date(Date.parse(newest) - LONGEST_WINDOW_MS).toISOString();
+    for (let after = ''; ; ) {
+      const { rows } = await sql<{ id: string; tenant_id: string; fingerprint: string; issued_at: string }>`select id, tenant_id, fingerprint, issued_at from ecf
+        where issued_at >= ${since} and id > ${after} order by id limit ${BATCH}`.execute(db);
+      if (rows.length) await db.insertInto('ecf_fingerprints' as never).values(rows.map((r) => ({ tenant_id: r.tenant_id, fingerprint: r.fingerprint, issued_at: r.issued_at, ecf_id: r.id })) as never).execute();
+      if (rows.length < BATCH) break;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+  await db.schema.dropIndex('ecf_fingerprint').execute();
+  // The column stays, empty (one byte of the record's header): dropping it could not be undone to the
+  // same table on SQLite, whose ALTER TABLE adds a column only at the end.
+  const key = rowKey(db);
+  for (let after = key.first; ; ) {
+    const { rows } = await sql<{ k: number | string }>`select ${key.ref} as k from ecf where ${key.ref} > ${after} order by ${key.ref} limit ${BATCH}`.execute(db);
+    if (!rows.length) break;
+    const last = rows[rows.length - 1]!.k;
+    await sql`update ecf set fingerprint = '' where ${key.ref} > ${after} and ${key.ref} <= ${last}`.execute(db);
+    if (rows.length < BATCH) break;
+    after = last;
+  }
 
   await withoutRowid(
     db,
@@ -84,6 +128,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['ecf_day_counts_insert', 'ecf_day_counts_delete', 'ecf_day_counts_update']) await dropRowTrigger(db, t, 'ecf');
   await db.schema.dropTable('ecf_day_counts').execute();
+  await sql`update ecf set fingerprint = coalesce((select max(f.fingerprint) from ecf_fingerprints f where f.ecf_id = ecf.id), '')`.execute(db);
+  await db.schema.createIndex('ecf_fingerprint').on('ecf').columns(['tenant_id', 'fingerprint', 'issued_at']).execute();
+  await db.schema.dropTable('ecf_fingerprints').execute();
   await db.schema.dropIndex('ecf_list_retrying').execute();
   if (isSqlite(db)) {
     for (const [old, name, columns] of REBUILT) {
