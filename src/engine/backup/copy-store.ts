@@ -48,6 +48,7 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
 export const DERIVED_TABLES: readonly { readonly table: keyof Database & string; readonly key: readonly string[] }[] = [
   { table: 'ecf_counts', key: ['tenant_id', 'environment', 'type', 'status'] },
   { table: 'ecf_monthly_counts', key: ['tenant_id', 'environment', 'period'] },
+  { table: 'ecf_amount_counts', key: ['tenant_id', 'band', 'environment', 'type', 'status'] },
   { table: 'ecf_day_counts', key: ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] },
 ];
 

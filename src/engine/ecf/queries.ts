@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { dominicanDayBounds } from '../clock.js';
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
@@ -11,6 +11,7 @@ import { check } from '../validation.js';
 import { EcfStatusSchema, ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
+import { keptCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
 
 export async function getEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
@@ -126,27 +127,6 @@ function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
     .union(branch('buyer_name_key', searchKey(s)));
 }
 
-/**
- * The list's exact `totalCount` from the totals the triggers keep, when the
- * filters allow: type, status and environment from `ecf_counts`; with From/To
- * or Retrying as well, from `ecf_day_counts` (From/To are whole Dominican
- * days, so a range of days is a range of its rows). Undefined when an amount
- * bound asks for a count of the e-CF themselves.
- */
-function keptCount(engine: Engine, tenantId: string, q: ListQuery) {
-  if (q.MinAmount !== undefined || q.MaxAmount !== undefined) return undefined;
-  const byDay = q.From !== undefined || q.To !== undefined || q.Retrying !== undefined;
-  // Both tables share the type, status, environment and n columns; only ecf_day_counts has day and retrying.
-  let counts = engine.db.selectFrom((byDay ? 'ecf_day_counts' : 'ecf_counts') as 'ecf_counts').where('tenant_id', '=', tenantId);
-  if (q.Type !== undefined) counts = counts.where('type', '=', Number(q.Type));
-  if (q.Status) counts = counts.where('status', '=', q.Status);
-  if (q.Environment) counts = counts.where('environment', '=', q.Environment);
-  if (q.From) counts = counts.where(sql.ref('day'), '>=', q.From);
-  if (q.To) counts = counts.where(sql.ref('day'), '<=', q.To);
-  if (q.Retrying !== undefined) counts = counts.where(sql.ref('retrying'), '=', q.Retrying ? 1 : 0);
-  return counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow();
-}
-
 export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
   const q = check(ListQuery, query);
   const window = pageWindow({ page: q.Page, pageSize: q.PageSize, skip: q.Skip });
@@ -173,9 +153,19 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
     count = counted;
   } else {
     const base = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q);
+    const counted = {
+      type: q.Type === undefined ? undefined : Number(q.Type),
+      status: q.Status,
+      environment: q.Environment,
+      from: q.From,
+      to: q.To,
+      retrying: q.Retrying,
+      minCents: q.MinAmount === undefined ? undefined : cents(q.MinAmount),
+      maxCents: q.MaxAmount === undefined ? undefined : cents(q.MaxAmount),
+    };
     [rows, count] = await Promise.all([
       base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(window.offset).execute(),
-      keptCount(engine, tenantId, q) ?? base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      keptCount(engine, tenantId, counted).then((n) => (n === undefined ? base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n })),
     ]);
   }
   return pageOf(rows.map(summaryView), Number(count.n), window);

@@ -265,6 +265,19 @@ export interface EcfDayCountsTable {
   n: number;
 }
 
+/**
+ * Maintained by triggers on `ecf` (migration 0018): e-CF per tenant, amount
+ * band (ecf/amount-band.ts), environment, type and status.
+ */
+export interface EcfAmountCountsTable {
+  tenant_id: string;
+  band: number;
+  environment: string;
+  type: number;
+  status: string;
+  n: number;
+}
+
 export interface WebhookEndpointsTable {
   id: string;
   tenant_id: string;
@@ -481,6 +494,7 @@ export interface Database {
   platform_state: PlatformStateTable;
   ecf_counts: EcfCountsTable;
   ecf_day_counts: EcfDayCountsTable;
+  ecf_amount_counts: EcfAmountCountsTable;
   ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

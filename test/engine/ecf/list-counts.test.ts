@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { dominicanDate } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
+import { amountBand, bandBounds } from '../../../src/engine/ecf/amount-band.js';
 import { newId } from '../../../src/engine/ids.js';
 import type { Engine } from '../../../src/engine/engine.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
@@ -12,6 +13,9 @@ const STATUSES = ['signed', 'accepted', 'rejected', 'failed'] as const;
 const ENVIRONMENTS = ['test', 'production'] as const;
 /** Dominican days around a month end; the hours put some e-CF before 04:00 UTC, on the previous Dominican day. */
 const DAYS = ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'];
+/** Amounts on and around band edges (ecf/amount-band.ts), so a bound often falls inside a band that holds e-CF. */
+const AMOUNTS = ['9.99', '10', '10.50', '10.99', '11', '50', '99.99', '100', '1234.56'];
+const CENTS = fc.oneof(fc.constantFrom(...AMOUNTS.map((a) => Math.round(Number(a) * 100))), fc.integer({ min: 100, max: 1_000_000 }));
 const HOURS = ['02:30:00.000Z', '03:30:00.000Z', '04:00:00.000Z', '15:45:10.000Z', '23:59:59.999Z'];
 
 /** A copy of an issued e-CF's row with its own id, e-NCF and the varied dimensions: rows enter through the same triggers as issued ones. */
@@ -60,7 +64,7 @@ const variant = fc.record({
   environment: fc.constantFrom(...ENVIRONMENTS),
   day: fc.nat(DAYS.length - 1),
   hour: fc.nat(HOURS.length - 1),
-  cents: fc.integer({ min: 100, max: 1_000_000 }),
+  cents: CENTS,
   retrying: fc.boolean(),
 });
 
@@ -68,6 +72,7 @@ const change = fc.oneof(
   fc.record({ kind: fc.constant('status' as const), pick: fc.nat(), status: fc.constantFrom(...STATUSES) }),
   fc.record({ kind: fc.constant('retry' as const), pick: fc.nat(), retrying: fc.boolean() }),
   fc.record({ kind: fc.constant('moved' as const), pick: fc.nat(), day: fc.nat(DAYS.length - 1), hour: fc.nat(HOURS.length - 1) }),
+  fc.record({ kind: fc.constant('amount' as const), pick: fc.nat(), cents: CENTS }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
 );
 
@@ -80,14 +85,26 @@ const filters = fc.tuple(
     From: fc.constantFrom('2026-03-29', ...DAYS),
     To: fc.constantFrom(...DAYS, '2026-04-03'),
     Retrying: fc.boolean(),
-    MinAmount: fc.integer({ min: 1, max: 10_000 }).map(String),
-    MaxAmount: fc.integer({ min: 1, max: 10_000 }).map(String),
+    MinAmount: fc.constantFrom(...AMOUNTS),
+    MaxAmount: fc.constantFrom(...AMOUNTS),
   }),
   fc.subarray(['Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
 ).map(([all, keys]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as ListQuery);
 
-describe('the list counts kept per day (ecf_day_counts)', () => {
-  it('equal a plain count over random filters after issues, status and retry changes, moved dates and deletes', async () => {
+describe('amount bands', () => {
+  it('hold every amount within their bounds, in the order of the amounts', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1_000_000, max: 10 ** 13 }), fc.integer({ min: -1_000_000, max: 10 ** 13 }), (a, b) => {
+        const { low, high } = bandBounds(amountBand(a));
+        expect(low <= a && a <= high).toBe(true);
+        if (a <= b) expect(amountBand(a) <= amountBand(b)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_amount_counts)', () => {
+  it('equal a plain count over random filters after issues, status, retry and amount changes, moved dates and deletes', async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
     const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
@@ -104,6 +121,7 @@ describe('the list counts kept per day (ecf_day_counts)', () => {
           if (c.kind === 'status') await where.set({ status: c.status }).execute();
           if (c.kind === 'retry') await where.set({ retry: c.retrying ? JSON.stringify({ count: 2, max: 3, nextAttemptAt: null }) : null }).execute();
           if (c.kind === 'moved') await where.set({ issued_at: `${DAYS[c.day]}T${HOURS[c.hour]}` }).execute();
+          if (c.kind === 'amount') await where.set({ monto_total_cents: c.cents, monto_total: (c.cents / 100).toFixed(2) }).execute();
           if (c.kind === 'delete') await engine.db.deleteFrom('ecf').where('id', '=', id).execute();
         }
         for (const q of queries) {

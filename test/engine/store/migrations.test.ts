@@ -60,6 +60,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   platform_state: { key: true, value: true, updated_at: true },
   ecf_counts: { tenant_id: true, environment: true, type: true, status: true, n: true },
   ecf_fingerprints: { tenant_id: true, fingerprint: true, issued_at: true, ecf_id: true },
+  ecf_amount_counts: { tenant_id: true, band: true, environment: true, type: true, status: true, n: true },
   ecf_day_counts: { tenant_id: true, day: true, environment: true, type: true, status: true, retrying: true, n: true },
   webhook_endpoints: {
     id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,

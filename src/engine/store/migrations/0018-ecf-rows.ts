@@ -15,6 +15,12 @@ import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, rowKey, witho
  *   day, environment, type, status and whether a retry is pending, kept by
  *   triggers like `ecf_counts` (0006), so a list filtered by From/To or
  *   Retrying sums at most a few rows per day instead of counting e-CF.
+ * - `ecf_amount_counts` keeps the number of e-CF per tenant, amount band,
+ *   environment, type and status. A band is the amount's number of digits
+ *   and its first two (ecf/amount-band.ts; 90 bands a decade), so a count
+ *   by MinAmount/MaxAmount sums the bands wholly inside the bounds and counts
+ *   only the edge bands' e-CF, from the amount index, which now also holds
+ *   type, status and environment so that count reads no table row.
  * - A partial index holds the few e-CF with a retry pending, so a Retrying
  *   page reads those only.
  * - The fingerprint of duplicate detection (64 hex characters on the row and
@@ -26,7 +32,6 @@ import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, rowKey, witho
  */
 const REBUILT = [
   ['ecf_list_issued_id', 'ecf_list_issued', ['issued_at']],
-  ['ecf_list_amount_id', 'ecf_list_amount', ['monto_total_cents']],
   ['ecf_list_type_id', 'ecf_list_type', ['type', 'issued_at']],
   ['ecf_list_status_id', 'ecf_list_status', ['status', 'issued_at']],
   ['ecf_list_environment_id', 'ecf_list_environment', ['environment', 'issued_at']],
@@ -40,6 +45,14 @@ const LONGEST_WINDOW_MS = 7 * 86_400_000;
 const BATCH = 5000;
 
 const DIMENSIONS = ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] as const;
+const AMOUNT_DIMENSIONS = ['tenant_id', 'band', 'environment', 'type', 'status'] as const;
+
+/** A copy of ecf/amount-band.ts `amountBand` in SQL: digits * 100 + the first two digits; 0 to 9 as they are; -1 below zero. */
+function band(db: Kysely<unknown>, cents: string): string {
+  const text = isSqlite(db) ? `cast(${cents} as text)` : `(${cents})::text`;
+  const two = isSqlite(db) ? `cast(substr(${text}, 1, 2) as integer)` : `substr(${text}, 1, 2)::integer`;
+  return `case when ${cents} < 0 then -1 when ${cents} < 10 then ${cents} else length(${text}) * 100 + ${two} end`;
+}
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (isSqlite(db)) {
@@ -47,6 +60,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex(old).execute();
       await db.schema.createIndex(name).on('ecf').columns(['tenant_id', ...columns]).execute();
     }
+  }
+  await db.schema.dropIndex('ecf_list_amount_id').execute();
+  if (isSqlite(db)) {
+    await db.schema.createIndex('ecf_list_amount_counted').on('ecf').columns(['tenant_id', 'monto_total_cents', 'type', 'status', 'environment']).execute();
+  } else {
+    await sql`create index ecf_list_amount_counted on ecf (tenant_id, monto_total_cents, id) include (type, status, environment)`.execute(db);
   }
   await db.schema
     .createIndex('ecf_list_retrying')
@@ -123,9 +142,45 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     on: { update: ['tenant_id', 'environment', 'type', 'status', 'issued_at', 'retry'] },
     body: [add('old', -1), add('new', 1)],
   });
+
+  await withoutRowid(
+    db,
+    db.schema
+      .createTable('ecf_amount_counts')
+      .addColumn('tenant_id', 'text', (c) => c.notNull())
+      .addColumn('band', 'integer', (c) => c.notNull())
+      .addColumn('environment', 'text', (c) => c.notNull())
+      .addColumn('type', 'integer', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ecf_amount_counts_pk', [...AMOUNT_DIMENSIONS]),
+  ).execute();
+  await sql
+    .raw(
+      `insert into ecf_amount_counts (${AMOUNT_DIMENSIONS.join(', ')}, n)
+       select tenant_id, ${band(db, 'ecf.monto_total_cents')}, environment, type, status, count(*) from ecf
+       group by tenant_id, ${band(db, 'ecf.monto_total_cents')}, environment, type, status`,
+    )
+    .execute(db);
+  const addAmount = (row: 'new' | 'old', delta: 1 | -1) =>
+    `insert into ecf_amount_counts (${AMOUNT_DIMENSIONS.join(', ')}, n)
+      values (${row}.tenant_id, ${band(db, `${row}.monto_total_cents`)}, ${row}.environment, ${row}.type, ${row}.status, ${delta})
+      on conflict (${AMOUNT_DIMENSIONS.join(', ')}) do update set n = ecf_amount_counts.n + (${delta})`;
+  await createRowTrigger(db, { name: 'ecf_amount_counts_insert', table: 'ecf', on: 'insert', body: [addAmount('new', 1)] });
+  await createRowTrigger(db, { name: 'ecf_amount_counts_delete', table: 'ecf', on: 'delete', body: [addAmount('old', -1)] });
+  await createRowTrigger(db, {
+    name: 'ecf_amount_counts_update',
+    table: 'ecf',
+    on: { update: ['tenant_id', 'environment', 'type', 'status', 'monto_total_cents'] },
+    body: [addAmount('old', -1), addAmount('new', 1)],
+  });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  for (const t of ['ecf_amount_counts_insert', 'ecf_amount_counts_delete', 'ecf_amount_counts_update']) await dropRowTrigger(db, t, 'ecf');
+  await db.schema.dropTable('ecf_amount_counts').execute();
+  await db.schema.dropIndex('ecf_list_amount_counted').execute();
+  await db.schema.createIndex('ecf_list_amount_id').on('ecf').columns(['tenant_id', 'monto_total_cents', 'id']).execute();
   for (const t of ['ecf_day_counts_insert', 'ecf_day_counts_delete', 'ecf_day_counts_update']) await dropRowTrigger(db, t, 'ecf');
   await db.schema.dropTable('ecf_day_counts').execute();
   await sql`update ecf set fingerprint = coalesce((select max(f.fingerprint) from ecf_fingerprints f where f.ecf_id = ecf.id), '')`.execute(db);
