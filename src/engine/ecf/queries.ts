@@ -108,23 +108,34 @@ function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
 
 /**
  * The e-CF whose e-NCF, buyer RNC, internal number or buyer name starts with
- * `s` (names by their search key: no case, no accents), as (rid, issued_at,
- * monto_total_cents). Each branch is a prefix range on its own index,
- * and those indexes also hold the sort columns, so sorting and counting the
- * matches reads no table rows (migration 0011). UNION, not UNION ALL: a row
- * may match two branches.
+ * `s` (names by their search key: no case, no accents), one query per
+ * branch, as (rid, issued_at, monto_total_cents). Each branch is a prefix
+ * range on its own index, and those indexes also hold the sort columns, so
+ * sorting and counting the matches reads no table rows (migration 0011).
  */
-function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
+function searchBranches(engine: Engine, tenantId: string, s: string, q: ListQuery) {
   const branch = (column: 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key', prefix: string) =>
     filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
       rowKey(engine.db).ref.as('rid'),
       'issued_at',
       'monto_total_cents',
     ]);
-  return branch('encf', s.toUpperCase())
-    .union(branch('buyer_rnc', s))
-    .union(branch('internal_number', s))
-    .union(branch('buyer_name_key', searchKey(s)));
+  return [branch('encf', s.toUpperCase()), branch('buyer_rnc', s), branch('internal_number', s), branch('buyer_name_key', searchKey(s))];
+}
+
+/**
+ * The matches of a search and their exact count. Usually one branch matches
+ * (an e-NCF prefix is no RNC, no name): then its count is the count and its
+ * matches are sorted alone. Otherwise UNION, not UNION ALL, since a row may
+ * match two branches; deduplicating costs a temporary b-tree of every match.
+ */
+async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
+  const branches = searchBranches(engine, tenantId, s, q);
+  const counts = await Promise.all(branches.map((b) => engine.db.selectFrom(b.as('b')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()));
+  const matching = branches.filter((_, i) => Number(counts[i]!.n) > 0);
+  if (matching.length <= 1) return { hits: matching[0] ?? branches[0]!, count: counts.reduce((sum, c) => sum + Number(c.n), 0) };
+  const hits = matching.reduce((all, b) => all.union(b));
+  return { hits, count: Number((await engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) };
 }
 
 export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
@@ -139,18 +150,17 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
   let rows: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>[];
   let count: { n: number | string | bigint };
   if (search) {
-    const hits = searchHits(engine, tenantId, search, q);
-    const [pageHits, counted] = await Promise.all([
-      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute(),
-      engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { hits, count: counted } = await searchHits(engine, tenantId, search, q);
+    const pageHits = counted
+      ? await engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute()
+      : [];
     const rids = pageHits.map((h) => h.rid);
     const found = rids.length
       ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, key.as('rid')]).where(key, 'in', rids).execute()
       : [];
     const byRid = new Map(found.map((r) => [r.rid, r]));
     rows = rids.map((rid) => byRid.get(rid)!);
-    count = counted;
+    count = { n: counted };
   } else {
     const base = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q);
     const counted = {

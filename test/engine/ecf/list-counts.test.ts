@@ -5,6 +5,7 @@ import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
 import { amountBand, bandBounds } from '../../../src/engine/ecf/amount-band.js';
 import { newId } from '../../../src/engine/ids.js';
+import { searchKey } from '../../../src/engine/ecf/search-key.js';
 import type { Engine } from '../../../src/engine/engine.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
 
@@ -16,10 +17,12 @@ const DAYS = ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'];
 /** Amounts on and around band edges (ecf/amount-band.ts), so a bound often falls inside a band that holds e-CF. */
 const AMOUNTS = ['9.99', '10', '10.50', '10.99', '11', '50', '99.99', '100', '1234.56'];
 const CENTS = fc.oneof(fc.constantFrom(...AMOUNTS.map((a) => Math.round(Number(a) * 100))), fc.integer({ min: 100, max: 1_000_000 }));
+/** Buyers a search can find by RNC or name; 'E31 Comercial' also matches an e-NCF search, so one e-CF may match two ways. */
+const BUYERS = [null, { rnc: '131880001', name: 'Ferretería Ñoño' }, { rnc: '401000002', name: 'E31 Comercial' }];
 const HOURS = ['02:30:00.000Z', '03:30:00.000Z', '04:00:00.000Z', '15:45:10.000Z', '23:59:59.999Z'];
 
 /** A copy of an issued e-CF's row with its own id, e-NCF and the varied dimensions: rows enter through the same triggers as issued ones. */
-async function addCopy(engine: Engine, template: Record<string, unknown>, n: number, v: { type: number; status: string; environment: string; day: number; hour: number; cents: number; retrying: boolean }) {
+async function addCopy(engine: Engine, template: Record<string, unknown>, n: number, v: { type: number; status: string; environment: string; day: number; hour: number; cents: number; retrying: boolean; buyer: number }) {
   const issuedAt = `${DAYS[v.day]}T${HOURS[v.hour]}`;
   await engine.db
     .insertInto('ecf')
@@ -36,6 +39,9 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
       monto_total_cents: v.cents,
       monto_total: (v.cents / 100).toFixed(2),
       retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
+      buyer_rnc: BUYERS[v.buyer]?.rnc ?? null,
+      buyer_name: BUYERS[v.buyer]?.name ?? null,
+      buyer_name_key: BUYERS[v.buyer] ? searchKey(BUYERS[v.buyer]!.name) : null,
     } as never)
     .execute();
 }
@@ -43,9 +49,15 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
 /** The count by reading every row, as the filters say in words. */
 async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promise<number> {
   const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).execute();
+  const s = q.Search?.trim();
   return rows.filter((r) => {
     const day = dominicanDate(r.issued_at);
     return (
+      (s === undefined ||
+        r.encf.startsWith(s.toUpperCase()) ||
+        (r.buyer_rnc ?? '').startsWith(s) ||
+        (r.internal_number ?? '').startsWith(s) ||
+        (r.buyer_name_key !== null && r.buyer_name_key.startsWith(searchKey(s)))) &&
       (q.Type === undefined || r.type === q.Type) &&
       (q.Status === undefined || r.status === q.Status) &&
       (q.Environment === undefined || r.environment === q.Environment) &&
@@ -66,6 +78,7 @@ const variant = fc.record({
   hour: fc.nat(HOURS.length - 1),
   cents: CENTS,
   retrying: fc.boolean(),
+  buyer: fc.nat(BUYERS.length - 1),
 });
 
 const change = fc.oneof(
@@ -87,8 +100,9 @@ const filters = fc.tuple(
     Retrying: fc.boolean(),
     MinAmount: fc.constantFrom(...AMOUNTS),
     MaxAmount: fc.constantFrom(...AMOUNTS),
+    Search: fc.constantFrom('E3', 'E31', 'e31 ', 'E3100000010', '131', '4010', 'ferreteria n', 'x'),
   }),
-  fc.subarray(['Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
+  fc.subarray(['Search', 'Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
 ).map(([all, keys]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as ListQuery);
 
 describe('amount bands', () => {
@@ -104,7 +118,7 @@ describe('amount bands', () => {
 });
 
 describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_amount_counts)', () => {
-  it('equal a plain count over random filters after issues, status, retry and amount changes, moved dates and deletes', async () => {
+  it('equal a plain count over random filters and searches after issues, status, retry and amount changes, moved dates and deletes', async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
     const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
