@@ -32,6 +32,7 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'emission_pauses', key: ['scope', 'subject_id'] },
   { table: 'ecf', key: ['id'] },
   { table: 'ecf_documents', key: ['ecf_id'] },
+  { table: 'ecf_fingerprints', key: ['tenant_id', 'fingerprint', 'issued_at', 'ecf_id'] },
   { table: 'ecf_attempts', key: ['id'] },
   { table: 'events', key: ['seq'] },
   { table: 'work', key: ['id'] },
@@ -50,6 +51,8 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
 export const DERIVED_TABLES: readonly { readonly table: keyof Database & string; readonly key: readonly string[] }[] = [
   { table: 'ecf_counts', key: ['tenant_id', 'environment', 'type', 'status'] },
   { table: 'ecf_monthly_counts', key: ['tenant_id', 'environment', 'period'] },
+  { table: 'ecf_amount_counts', key: ['tenant_id', 'band', 'environment', 'type', 'status'] },
+  { table: 'ecf_day_counts', key: ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] },
 ];
 
 /**

@@ -371,13 +371,14 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     document_hash: signed.xmlSha256,
     idempotency_key: ask.key,
     request_hash: ask.requestHash,
-    fingerprint: p.print,
+    fingerprint: '',
     sequence_range_id: numbering.rangeId,
     taxauth: null,
     retry: null,
     updated_at: null,
   };
   await insertRow(tx, 'ecf', row);
+  await insertRow(tx, 'ecf_fingerprints', { tenant_id: tenantId, fingerprint: p.print, issued_at: row.issued_at, ecf_id: row.id });
   const storedXml = await documents.store(tx, xml);
   const storedRfce = rfce ? await documents.store(tx, rfce) : null;
   await insertRow(tx, 'ecf_documents', {
@@ -401,12 +402,13 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
 
 const recentTwin_ = prepared((db, p: { tenantId: string; print: string; since: string }) =>
   db
-    .selectFrom('ecf')
-    .select(['id', 'encf', 'issued_at'])
-    .where('tenant_id', '=', p.tenantId)
-    .where('fingerprint', '=', p.print)
-    .where('issued_at', '>=', p.since)
-    .orderBy('issued_at', 'desc')
+    .selectFrom('ecf_fingerprints as f')
+    .innerJoin('ecf', 'ecf.id', 'f.ecf_id')
+    .select(['ecf.id', 'ecf.encf', 'f.issued_at'])
+    .where('f.tenant_id', '=', p.tenantId)
+    .where('f.fingerprint', '=', p.print)
+    .where('f.issued_at', '>=', p.since)
+    .orderBy('f.issued_at', 'desc')
     .limit(1),
 );
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { dominicanDayBounds } from '../clock.js';
-import { type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
 import { EngineError, notFound } from '../errors.js';
@@ -11,6 +11,7 @@ import { check } from '../validation.js';
 import { EcfStatusSchema, ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
+import { keptCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 
@@ -92,9 +93,12 @@ const cents = (v: number | string) => Number(new Dec(String(v)).times(100).toFix
 /** The Dominican day YYYY-MM-DD starts at 04:00 UTC. */
 
 type EcfQuery = SelectQueryBuilder<Database, 'ecf', object>;
+/** Matches past which a page sorted by issue instant is found sooner by that index than by sorting them all. */
+const MANY_MATCHES = 5000;
 
 /** The list's filters other than Search, on any query over `ecf`. */
-function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
+function filtered(qb: EcfQuery, q: ListQuery, amountOffIndex = false): EcfQuery {
+  const amount = amountOffIndex ? sql<number>`+monto_total_cents` : sql.ref<number>('monto_total_cents');
   if (q.Type !== undefined) qb = qb.where('type', '=', Number(q.Type));
   if (q.Status) qb = qb.where('status', '=', q.Status);
   if (q.Environment) qb = qb.where('environment', '=', q.Environment);
@@ -102,31 +106,41 @@ function filtered(qb: EcfQuery, q: ListQuery): EcfQuery {
   if (q.From) qb = qb.where('issued_at', '>=', dominicanDayBounds(q.From).start);
   if (q.To) qb = qb.where('issued_at', '<', dominicanDayBounds(q.To).end);
   if (q.Retrying !== undefined) qb = qb.where('retry', q.Retrying ? 'is not' : 'is', null);
-  if (q.MinAmount !== undefined) qb = qb.where('monto_total_cents', '>=', cents(q.MinAmount));
-  if (q.MaxAmount !== undefined) qb = qb.where('monto_total_cents', '<=', cents(q.MaxAmount));
+  if (q.MinAmount !== undefined) qb = qb.where(amount, '>=', cents(q.MinAmount));
+  if (q.MaxAmount !== undefined) qb = qb.where(amount, '<=', cents(q.MaxAmount));
   return qb;
 }
 
 /**
  * The e-CF whose e-NCF, buyer RNC, internal number or buyer name starts with
- * `s` (names by their search key: no case, no accents), as (rid, issued_at,
- * monto_total_cents, id). Each branch is a prefix range on its own index,
- * and those indexes also hold the sort columns, so sorting and counting the
- * matches reads no table rows (migration 0011). UNION, not UNION ALL: a row
- * may match two branches.
+ * `s` (names by their search key: no case, no accents), one query per
+ * branch, as (rid, issued_at, monto_total_cents). Each branch is a prefix
+ * range on its own index, and those indexes also hold the sort columns, so
+ * sorting and counting the matches reads no table rows (migration 0011).
  */
-function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
+function searchBranches(engine: Engine, tenantId: string, s: string, q: ListQuery) {
   const branch = (column: 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key', prefix: string) =>
     filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
       rowKey(engine.db).ref.as('rid'),
       'issued_at',
       'monto_total_cents',
-      'id',
     ]);
-  return branch('encf', s.toUpperCase())
-    .union(branch('buyer_rnc', s))
-    .union(branch('internal_number', s))
-    .union(branch('buyer_name_key', searchKey(s)));
+  return [branch('encf', s.toUpperCase()), branch('buyer_rnc', s), branch('internal_number', s), branch('buyer_name_key', searchKey(s))];
+}
+
+/**
+ * The matches of a search and their exact count. Usually one branch matches
+ * (an e-NCF prefix is no RNC, no name): then its count is the count and its
+ * matches are sorted alone. Otherwise UNION, not UNION ALL, since a row may
+ * match two branches; deduplicating costs a temporary b-tree of every match.
+ */
+async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
+  const branches = searchBranches(engine, tenantId, s, q);
+  const counts = await Promise.all(branches.map((b) => engine.db.selectFrom(b.as('b')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()));
+  const matching = branches.filter((_, i) => Number(counts[i]!.n) > 0);
+  if (matching.length <= 1) return { hits: matching[0] ?? branches[0]!, count: counts.reduce((sum, c) => sum + Number(c.n), 0) };
+  const hits = matching.reduce((all, b) => all.union(b));
+  return { hits, count: Number((await engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) };
 }
 
 export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
@@ -135,36 +149,43 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
   const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
   const order = q.Order === 'asc' ? 'asc' : 'desc';
   const search = q.Search?.trim() || undefined;
+  // Ties broken by the row key: the rowid every SQLite index ends in, `id` on PostgreSQL (migration 0018).
+  const key = rowKey(engine.db).ref;
 
   let rows: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>[];
   let count: { n: number | string | bigint };
   if (search) {
-    const hits = searchHits(engine, tenantId, search, q);
-    const [pageHits, counted] = await Promise.all([
-      engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('id', order).limit(window.pageSize).offset(window.offset).execute(),
-      engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { hits, count: counted } = await searchHits(engine, tenantId, search, q);
+    const pageHits = counted
+      ? await engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute()
+      : [];
     const rids = pageHits.map((h) => h.rid);
     const found = rids.length
-      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, rowKey(engine.db).ref.as('rid')]).where(rowKey(engine.db).ref, 'in', rids).execute()
+      ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, key.as('rid')]).where(key, 'in', rids).execute()
       : [];
     const byRid = new Map(found.map((r) => [r.rid, r]));
     rows = rids.map((rid) => byRid.get(rid)!);
-    count = counted;
+    count = { n: counted };
   } else {
     const base = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q);
-    // Filtered on type, status and environment at most, the count is a sum of kept totals.
-    const countable = q.From === undefined && q.To === undefined && q.Retrying === undefined && q.MinAmount === undefined && q.MaxAmount === undefined;
-    let counts = engine.db.selectFrom('ecf_counts').where('tenant_id', '=', tenantId);
-    if (q.Type !== undefined) counts = counts.where('type', '=', Number(q.Type));
-    if (q.Status) counts = counts.where('status', '=', q.Status);
-    if (q.Environment) counts = counts.where('environment', '=', q.Environment);
-    [rows, count] = await Promise.all([
-      base.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy('id', order).limit(window.pageSize).offset(window.offset).execute(),
-      countable
-        ? counts.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).executeTakeFirstOrThrow()
-        : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const counted = {
+      type: q.Type === undefined ? undefined : Number(q.Type),
+      status: q.Status,
+      environment: q.Environment,
+      from: q.From,
+      to: q.To,
+      retrying: q.Retrying,
+      minCents: q.MinAmount === undefined ? undefined : cents(q.MinAmount),
+      maxCents: q.MaxAmount === undefined ? undefined : cents(q.MaxAmount),
+    };
+    const kept = await keptCount(engine, tenantId, counted);
+    // Sorted by issue instant with an amount bound, the planner may take the amount index and sort
+    // every match (seconds at a million e-CF); with many matches, walking the issue-instant index
+    // finds a page after a few rows. `+column` keeps a comparison off its index.
+    const amountOffIndex = sortColumn === 'issued_at' && (q.MinAmount !== undefined || q.MaxAmount !== undefined) && (kept ?? 0) > MANY_MATCHES;
+    const page = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q, amountOffIndex);
+    rows = await page.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(window.offset).execute();
+    count = kept === undefined ? await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: kept };
   }
   return pageOf(rows.map(summaryView), Number(count.n), window);
 }

@@ -59,6 +59,8 @@ export const STORE_TABLES = {
   work: kept('the durable queue: an item is deleted by the queue as its work finishes, so only pending or in-flight work is here'),
   ecf_counts: kept('counters kept by triggers on ecf, which is never deleted'),
   ecf_monthly_counts: kept('counters kept by triggers on ecf, which is never deleted'),
+  ecf_day_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's From/To counts"),
+  ecf_amount_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's amount counts"),
   kysely_migration: kept('the migrations applied'),
   kysely_migration_lock: kept('the migration lock'),
 
@@ -66,6 +68,7 @@ export const STORE_TABLES = {
   events: cleaned('events go after their time once no delivery names them; those remembering a fact told once stay'),
   reception_seeds: cleaned("the B2B receiver's seeds go once expired"),
   reception_tokens: cleaned("the B2B receiver's bearer tokens go once expired"),
+  ecf_fingerprints: cleaned('what duplicate detection compares, which looks back 7 days at most: older ones go'),
 } satisfies Record<keyof Database | MigrationTables, TableRetention>;
 
 export type StoreTable = keyof typeof STORE_TABLES;

@@ -30,8 +30,10 @@ export interface Batch {
 export interface CleaningRule {
   readonly name: string;
   readonly table: CleanedTable;
-  /** How many days the rows are kept; null: they go as soon as they are expired. */
+  /** How many days the rows are kept; null: `days` days, or as soon as they are expired. */
   readonly setting: SettingKey | null;
+  /** Days kept when there is no setting (a bound fixed by another rule of the appliance). */
+  readonly days?: number;
   /** Removes at most `limit` rows (scans at most `limit`) in the caller's transaction. */
   removeBatch(tx: Tx, cutoff: string, limit: number, cursor: Cursor): Promise<Batch>;
   /** How many rows would go now (the dry run). */
@@ -150,6 +152,26 @@ function expiredCredentials(table: 'reception_seeds' | 'reception_tokens'): Clea
 }
 
 /**
+ * Fingerprints of e-CF issued longer ago than duplicate detection can look
+ * back (`duplicates.window_minutes` is at most 7 days), so no search still
+ * reaches them; the e-CF itself, a record, keeps everything they were made of.
+ */
+export const FINGERPRINT_DAYS = 7;
+const oldFingerprints: CleaningRule = {
+  name: 'ecf_fingerprints',
+  table: 'ecf_fingerprints',
+  setting: null,
+  days: FINGERPRINT_DAYS,
+  async removeBatch(tx, cutoff, limit) {
+    const pick = tx.selectFrom('ecf_fingerprints').select('ecf_id').where('issued_at', '<', cutoff).orderBy('issued_at').limit(limit);
+    const r = await tx.deleteFrom('ecf_fingerprints').where(inPicked(tx, 'ecf_id', pick)).where('issued_at', '<', cutoff).executeTakeFirst();
+    const removed = Number(r.numDeletedRows);
+    return { removed, next: removed < limit ? 'done' : null };
+  },
+  count: (db, cutoff) => countOf(db.selectFrom('ecf_fingerprints').where('issued_at', '<', cutoff)),
+};
+
+/**
  * Every rule, in the order a run applies them: deliveries before events, so
  * an event whose last delivery goes in this run goes in this run too.
  */
@@ -159,4 +181,5 @@ export const CLEANING_RULES: readonly CleaningRule[] = [
   oldEvents,
   expiredCredentials('reception_seeds'),
   expiredCredentials('reception_tokens'),
+  oldFingerprints,
 ];

@@ -161,11 +161,24 @@ export interface EcfTable {
   document_hash: string;
   idempotency_key: string;
   request_hash: string;
+  /** Empty since migration 0018: duplicate detection reads `ecf_fingerprints`. */
   fingerprint: string;
   sequence_range_id: string | null;
   taxauth: string | null;
   retry: string | null;
   updated_at: string | null;
+}
+
+/**
+ * What duplicate detection compares (migration 0018), for the e-CF of the
+ * last `duplicates.window_minutes` (at most seven days): not a record, so the
+ * retention job may delete rows older than seven days.
+ */
+export interface EcfFingerprintsTable {
+  tenant_id: string;
+  fingerprint: string;
+  issued_at: string;
+  ecf_id: string;
 }
 
 export interface EcfDocumentsTable {
@@ -244,6 +257,33 @@ export interface PlatformStateTable {
 /** Maintained by triggers on `ecf` (migration 0006): e-CF per tenant, environment, type and status. */
 export interface EcfCountsTable {
   tenant_id: string;
+  environment: string;
+  type: number;
+  status: string;
+  n: number;
+}
+
+/**
+ * Maintained by triggers on `ecf` (migration 0018): e-CF per tenant, Dominican
+ * issue day (`yyyy-MM-dd`), environment, type, status and retry pending (0/1).
+ */
+export interface EcfDayCountsTable {
+  tenant_id: string;
+  day: string;
+  environment: string;
+  type: number;
+  status: string;
+  retrying: number;
+  n: number;
+}
+
+/**
+ * Maintained by triggers on `ecf` (migration 0018): e-CF per tenant, amount
+ * band (ecf/amount-band.ts), environment, type and status.
+ */
+export interface EcfAmountCountsTable {
+  tenant_id: string;
+  band: number;
   environment: string;
   type: number;
   status: string;
@@ -470,6 +510,9 @@ export interface Database {
   ecf_attempts: EcfAttemptsTable;
   platform_state: PlatformStateTable;
   ecf_counts: EcfCountsTable;
+  ecf_day_counts: EcfDayCountsTable;
+  ecf_amount_counts: EcfAmountCountsTable;
+  ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   annulments: AnnulmentsTable;

@@ -77,7 +77,7 @@ describe('the store-clean job', () => {
 
     // 30 days after the delivered ones' last attempt they stay; a millisecond later they go, with the event nothing names.
     engine.clock.set(new Date(t0 + 30 * DAY));
-    expect(removedBy(await cleanStore(engine, NO_PAUSE))).toEqual({ reception_seeds: 1, reception_tokens: 1 });
+    expect(removedBy(await cleanStore(engine, NO_PAUSE))).toEqual({ reception_seeds: 1, reception_tokens: 1, ecf_fingerprints: 1 });
     engine.clock.advance(1);
     expect((await countCleanable(engine)).rules.filter((r) => r.rows > 0).map((r) => [r.rule, r.rows])).toEqual([['webhook_deliveries.delivered', 2], ['events', 1]]);
     expect(removedBy(await cleanStore(engine, NO_PAUSE))).toEqual({ 'webhook_deliveries.delivered': 2, events: 1 });
@@ -104,7 +104,22 @@ describe('the store-clean job', () => {
     const end = await snapshotStore(engine);
     const changed = changedTables(start, end);
     expect(changed.filter((t) => !CLEANED.has(t)), 'tables the job must not touch').toEqual([]);
-    expect(changed.sort()).toEqual(['events', 'reception_seeds', 'reception_tokens', 'webhook_deliveries']);
+    expect(changed.sort()).toEqual(['ecf_fingerprints', 'events', 'reception_seeds', 'reception_tokens', 'webhook_deliveries']);
+  });
+
+  it("removes an e-CF's fingerprint once duplicate detection can no longer look back to it (7 days), never the e-CF", async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const { ecf } = await issueEcf(engine, tenant.id, { idempotencyKey: 'retention-fp', payload: invoice31() });
+    const issuedAt = Date.parse(ecf.issuedAt);
+    const prints = () => engine.db.selectFrom('ecf_fingerprints').select('ecf_id').execute();
+    expect(await prints()).toEqual([{ ecf_id: ecf.id }]);
+    engine.clock.set(new Date(issuedAt + 7 * DAY));
+    expect(removedBy(await cleanStore(engine, NO_PAUSE))).toEqual({});
+    engine.clock.advance(1);
+    expect(removedBy(await cleanStore(engine, NO_PAUSE))).toEqual({ ecf_fingerprints: 1 });
+    expect(await prints()).toEqual([]);
+    expect(await engine.db.selectFrom('ecf').select('id').execute()).toEqual([{ id: ecf.id }]);
   });
 
   it('gives a retried delivery its full time again, reads its settings at each run, and walks old events in small batches', async () => {

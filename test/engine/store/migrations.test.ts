@@ -60,6 +60,9 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   },
   platform_state: { key: true, value: true, updated_at: true },
   ecf_counts: { tenant_id: true, environment: true, type: true, status: true, n: true },
+  ecf_fingerprints: { tenant_id: true, fingerprint: true, issued_at: true, ecf_id: true },
+  ecf_amount_counts: { tenant_id: true, band: true, environment: true, type: true, status: true, n: true },
+  ecf_day_counts: { tenant_id: true, day: true, environment: true, type: true, status: true, retrying: true, n: true },
   webhook_endpoints: {
     id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
     disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
@@ -261,5 +264,25 @@ describe('migrations', () => {
     expect(keys.map((k) => k.buyer_name_key)).toEqual(['nono ferreteria srl', expect.any(String)]);
     const counts = await engine.db.selectFrom('ecf_counts').select(['environment', 'type', 'status', 'n']).where('tenant_id', '=', tenant.id).execute();
     expect(counts).toEqual([{ environment: 'test', type: 31, status: 'signed', n: 2 }]);
+  });
+
+  it('0018 counts the e-CF already stored per day and moves the fingerprints of the last seven days out of the row', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const old = await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() });
+    engine.clock.advance(8 * 86_400_000);
+    const recent = await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: invoice31({ lines: [{ name: 'Caja', quantity: 1, unitPrice: '5.00' }] }) });
+    await migrateTo(engine.db, '0016-ranges-held-after-restore');
+    // As 0003 wrote rows: the fingerprint on the row (the issue path of today writes it elsewhere).
+    await engine.db.updateTable('ecf').set({ fingerprint: 'f-old' }).where('id', '=', old.ecf.id).execute();
+    await engine.db.updateTable('ecf').set({ fingerprint: 'f-recent' }).where('id', '=', recent.ecf.id).execute();
+    await migrateToLatest(engine.db);
+    expect(await engine.db.selectFrom('ecf_fingerprints').select(['fingerprint', 'ecf_id']).execute()).toEqual([{ fingerprint: 'f-recent', ecf_id: recent.ecf.id }]);
+    expect((await engine.db.selectFrom('ecf').select('fingerprint').execute()).map((r) => r.fingerprint)).toEqual(['', '']);
+    const days = await engine.db.selectFrom('ecf_day_counts').select(['day', 'type', 'status', 'retrying', 'n']).where('tenant_id', '=', tenant.id).orderBy('day').execute();
+    expect(days).toEqual([
+      { day: old.ecf.issuedAt.slice(0, 10), type: 31, status: 'signed', retrying: 0, n: 1 },
+      { day: recent.ecf.issuedAt.slice(0, 10), type: 31, status: 'signed', retrying: 0, n: 1 },
+    ]);
   });
 });

@@ -11,16 +11,19 @@ import type { Kysely } from 'kysely';
  * - a delivery by its event: an event is removed only when no delivery
  *   names it, and the foreign key's own check on that delete needs the index
  *   too (without it both stores scan every delivery for each event removed);
- * - events by when they were written.
+ * - events by when they were written;
+ * - duplicate detection's fingerprints by when their e-CF was issued.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_finished').on('webhook_deliveries').columns(['status', 'updated_at']).execute();
   await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id']).execute();
   await db.schema.dropIndex('webhook_deliveries_created').execute();
   await db.schema.createIndex('events_created').on('events').columns(['created_at']).execute();
+  await db.schema.createIndex('ecf_fingerprints_issued').on('ecf_fingerprints').columns(['issued_at']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('ecf_fingerprints_issued').execute();
   await db.schema.dropIndex('events_created').execute();
   await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').columns(['created_at']).execute();
   await db.schema.dropIndex('webhook_deliveries_event').execute();

@@ -69,3 +69,15 @@ export async function dropRowTrigger(db: Kysely<unknown>, name: string, table: s
   await sql.raw(`drop trigger ${name} on ${table}`).execute(db);
   await sql.raw(`drop function ${name}()`).execute(db);
 }
+
+/** The Dominican day (`yyyy-MM-dd`, UTC-4) of an ISO instant held in `column` (SQL text, e.g. `new.issued_at`). */
+export function dominicanDay(db: Kysely<unknown>, column: string): string {
+  return dialectOf(db) === 'sqlite'
+    ? `strftime('%Y-%m-%d', substr(${column}, 1, 19), '-4 hours')`
+    : `to_char(substr(${column}, 1, 19)::timestamp - interval '4 hours', 'YYYY-MM-DD')`;
+}
+
+/** Whether this is SQLite, where every index ends in the rowid: an index need not repeat a tie-break column. */
+export function isSqlite(db: Kysely<any>): boolean {
+  return dialectOf(db) === 'sqlite';
+}

@@ -16,6 +16,7 @@ import * as certification from './0014-certification.js';
 import * as receptionAuth from './0015-reception-auth.js';
 import * as rangesHeldAfterRestore from './0016-ranges-held-after-restore.js';
 import * as compressedDocuments from './0017-compressed-documents.js';
+import * as ecfRows from './0018-ecf-rows.js';
 import * as retention from './0019-retention.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
@@ -37,5 +38,6 @@ export const migrations: Record<string, Migration> = {
   '0015-reception-auth': receptionAuth,
   '0016-ranges-held-after-restore': rangesHeldAfterRestore,
   '0017-compressed-documents': compressedDocuments,
+  '0018-ecf-rows': ecfRows,
   '0019-retention': retention,
 };

@@ -1,0 +1,167 @@
+// The rows of one accepted (or otherwise settled) e-CF as the engine stores them, for the big-store
+// bench: the `ecf` row, its documents (drawn from the pool of distinct signed documents, with the
+// row's own e-NCF written into the bytes, same length, so no two rows store the same bytes), its
+// `ecf_attempts` row and the `ecf.submitted` / `ecf.accepted` events that submission emits.
+import { createHash, randomBytes } from 'node:crypto';
+import { newEventId, newId } from '../src/engine/ids.js';
+import { ecfView } from '../src/engine/ecf/views.js';
+import { searchKey } from '../src/engine/ecf/search-key.js';
+import type { PoolDocument } from './corpus/pool.js';
+
+/** A small deterministic generator, so two runs load the same shape. */
+export function xorshift(seed = 0x2545f491): () => number {
+  return () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 4294967296;
+  };
+}
+
+const STATUSES = [['accepted', 0.85], ['signed', 0.05], ['accepted_conditional', 0.04], ['rejected', 0.03], ['failed', 0.02], ['review', 0.01]] as const;
+const ENVIRONMENTS = [['production', 0.92], ['test', 0.06], ['cert', 0.02]] as const;
+const FIRST = ['Constructora', 'Ferretería', 'Distribuidora', 'Inversiones', 'Comercial', 'Servicios', 'Agroindustrial', 'Farmacia', 'Colmado', 'Importadora'];
+const SECOND = ['del Caribe', 'Quisqueya', 'Ozama', 'Cibao', 'Las Américas', 'Ñoño', 'Duarte', 'del Este', 'Santo Domingo', 'Bávaro'];
+
+/** `text` with every occurrence of `from` overwritten by `to` (same length), in a copy. */
+export function rewritten(bytes: Buffer, from: string, to: string): Buffer {
+  const out = Buffer.from(bytes);
+  const needle = Buffer.from(from);
+  for (let at = out.indexOf(needle); at >= 0; at = out.indexOf(needle, at + needle.length)) out.write(to, at);
+  return out;
+}
+
+export interface Generated {
+  readonly ecf: Record<string, unknown>;
+  readonly document: { ecf_id: string; xml: Buffer; rfce_xml: Buffer | null };
+  readonly attempts: Record<string, unknown>[];
+  readonly events: Record<string, unknown>[];
+  /** Duplicate detection's row, kept only for the last seven days (the retention job deletes older ones). */
+  readonly fingerprints: Record<string, unknown>[];
+}
+
+export interface RowsOptions {
+  readonly rows: number;
+  readonly tenantId: string;
+  readonly rnc: string;
+  readonly qrBase: string;
+  readonly rangeId: string;
+  readonly pool: readonly PoolDocument[];
+  readonly start: number;
+  readonly end: number;
+}
+
+export function rowMaker(o: RowsOptions) {
+  const rnd = xorshift();
+  const pick = <T>(weighted: readonly (readonly [T, number])[]): T => {
+    let r = rnd();
+    for (const [v, w] of weighted) if ((r -= w) < 0) return v;
+    return weighted[weighted.length - 1]![0];
+  };
+  const buyers = Array.from({ length: 20_000 }, (_, i) => ({
+    rnc: String(100_000_000 + ((i * 7919) % 900_000_000)).slice(0, 9),
+    name: `${FIRST[i % 10]} ${SECOND[Math.floor(i / 10) % 10]} ${i} SRL`,
+  }));
+  const counters = new Map<string, number>();
+  return (i: number): Generated => {
+    const doc = o.pool[Math.floor(rnd() * o.pool.length)]!;
+    const type = doc.type;
+    const issuedMs = o.start + Math.floor(((i + rnd()) / o.rows) * (o.end - o.start));
+    const issuedAt = new Date(issuedMs).toISOString();
+    const issueDate = new Date(issuedMs - 4 * 3_600_000).toISOString().slice(0, 10);
+    const environment = pick(ENVIRONMENTS);
+    const status = pick(STATUSES);
+    const counterKey = `${environment}${type}`;
+    const seq = (counters.get(counterKey) ?? 0) + 1;
+    counters.set(counterKey, seq);
+    const encf = `E${type}${String(seq).padStart(10, '0')}`;
+    const cents = Math.round(Math.exp(Math.log(5_000) + rnd() * (Math.log(200_000_000) - Math.log(5_000))));
+    const monto = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+    const rfce = doc.rfce !== null;
+    const buyer = type === 32 && rfce && rnd() < 0.7 ? null : buyers[Math.floor(rnd() * buyers.length)]!;
+    const xml = rewritten(doc.xml, doc.encf, encf);
+    const rfceXml = doc.rfce ? rewritten(doc.rfce, doc.encf, encf) : null;
+    const id = newId();
+    const securityCode = randomBytes(3).toString('hex').toUpperCase();
+    const done = status !== 'signed';
+    const at = (s: number) => new Date(issuedMs + s * 1000).toISOString();
+    const hash = createHash('sha256').update(xml).digest('hex');
+    const trackId = newId();
+    const taxauth = done
+      ? {
+          trackId,
+          status: status === 'rejected' ? 'Rechazado' : 'Aceptado',
+          statusCode: status === 'rejected' ? 2 : 1,
+          sequenceUsed: true,
+          messages: [],
+          submittedAt: at(2),
+          receivedAt: at(3),
+          processedAt: at(9),
+        }
+      : null;
+    const ecf = {
+      id,
+      tenant_id: o.tenantId,
+      environment,
+      type,
+      encf,
+      status,
+      sequence_expires_on: type === 32 || type === 34 ? null : '2027-12-31',
+      issue_date: issueDate,
+      issued_at: issuedAt,
+      signed_at: issuedAt,
+      security_code: securityCode,
+      qr_url: `${o.qrBase}?RncEmisor=${o.rnc}${buyer ? `&RncComprador=${buyer.rnc}` : ''}&ENCF=${encf}&FechaEmision=${issueDate.split('-').reverse().join('-')}&MontoTotal=${monto}&CodigoSeguridad=${securityCode}`,
+      submits_rfce: rfce ? 1 : 0,
+      internal_number: rnd() < 0.6 ? `FAC-${String(i + 1).padStart(8, '0')}` : null,
+      tolerance_warning: null,
+      signed_during_contingency: 0,
+      monto_total: monto,
+      monto_total_cents: cents,
+      buyer_rnc: buyer?.rnc ?? null,
+      buyer_name: buyer?.name ?? null,
+      buyer_name_key: buyer ? searchKey(buyer.name) : null,
+      document_hash: hash,
+      idempotency_key: newId(),
+      request_hash: randomBytes(32).toString('hex'),
+      fingerprint: '',
+      sequence_range_id: o.rangeId,
+      taxauth: taxauth ? JSON.stringify(taxauth) : null,
+      retry: status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
+      updated_at: done ? at(9) : null,
+    };
+    const attempts = done
+      ? [
+          {
+            id: newId(),
+            ecf_id: id,
+            attempt: 1,
+            outcome: status,
+            track_id: trackId,
+            status_code: taxauth!.statusCode,
+            status_text: taxauth!.status,
+            sequence_used: 1,
+            messages: '[]',
+            retry_decision: null,
+            xml_sha256: hash,
+            recorded_at: at(9),
+          },
+        ]
+      : [];
+    const view = ecfView(ecf as never);
+    const event = (type: string, s: number, data: unknown) => ({
+      id: newEventId(),
+      tenant_id: o.tenantId,
+      type,
+      api_version: 1,
+      created_at: at(s),
+      data: JSON.stringify(data),
+      fact_key: null,
+    });
+    const events = done
+      ? [event('ecf.submitted', 3, { ...view, status: 'signed', taxauth: { trackId, submittedAt: taxauth!.submittedAt } }), event(`ecf.${status}`, 9, view)]
+      : [];
+    const fingerprints = issuedMs >= o.end - 7 * 86_400_000 ? [{ tenant_id: o.tenantId, fingerprint: randomBytes(32).toString('hex'), issued_at: issuedAt, ecf_id: id }] : [];
+    return { ecf, document: { ecf_id: id, xml, rfce_xml: rfceXml }, attempts, events, fingerprints };
+  };
+}

@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dominicanDate } from '../../../src/engine/clock.js';
+import { issueEcf } from '../../../src/engine/ecf/issue.js';
+import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
+import { amountBand, bandBounds } from '../../../src/engine/ecf/amount-band.js';
+import { newId } from '../../../src/engine/ids.js';
+import { searchKey } from '../../../src/engine/ecf/search-key.js';
+import type { Engine } from '../../../src/engine/engine.js';
+import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
+
+const TYPES = [31, 32, 33];
+const STATUSES = ['signed', 'accepted', 'rejected', 'failed'] as const;
+const ENVIRONMENTS = ['test', 'production'] as const;
+/** Dominican days around a month end; the hours put some e-CF before 04:00 UTC, on the previous Dominican day. */
+const DAYS = ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'];
+/** Amounts on and around band edges (ecf/amount-band.ts), so a bound often falls inside a band that holds e-CF. */
+const AMOUNTS = ['9.99', '10', '10.50', '10.99', '11', '50', '99.99', '100', '1234.56'];
+const CENTS = fc.oneof(fc.constantFrom(...AMOUNTS.map((a) => Math.round(Number(a) * 100))), fc.integer({ min: 100, max: 1_000_000 }));
+/** Buyers a search can find by RNC or name; 'E31 Comercial' also matches an e-NCF search, so one e-CF may match two ways. */
+const BUYERS = [null, { rnc: '131880001', name: 'Ferretería Ñoño' }, { rnc: '401000002', name: 'E31 Comercial' }];
+const HOURS = ['02:30:00.000Z', '03:30:00.000Z', '04:00:00.000Z', '15:45:10.000Z', '23:59:59.999Z'];
+
+/** A copy of an issued e-CF's row with its own id, e-NCF and the varied dimensions: rows enter through the same triggers as issued ones. */
+async function addCopy(engine: Engine, template: Record<string, unknown>, n: number, v: { type: number; status: string; environment: string; day: number; hour: number; cents: number; retrying: boolean; buyer: number }) {
+  const issuedAt = `${DAYS[v.day]}T${HOURS[v.hour]}`;
+  await engine.db
+    .insertInto('ecf')
+    .values({
+      ...template,
+      id: newId(),
+      encf: `E${v.type}${String(1000 + n).padStart(10, '0')}`,
+      internal_number: null,
+      idempotency_key: `copy-${n}`,
+      type: v.type,
+      status: v.status,
+      environment: v.environment,
+      issued_at: issuedAt,
+      monto_total_cents: v.cents,
+      monto_total: (v.cents / 100).toFixed(2),
+      retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
+      buyer_rnc: BUYERS[v.buyer]?.rnc ?? null,
+      buyer_name: BUYERS[v.buyer]?.name ?? null,
+      buyer_name_key: BUYERS[v.buyer] ? searchKey(BUYERS[v.buyer]!.name) : null,
+    } as never)
+    .execute();
+}
+
+/** The count by reading every row, as the filters say in words. */
+async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promise<number> {
+  const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).execute();
+  const s = q.Search?.trim();
+  return rows.filter((r) => {
+    const day = dominicanDate(r.issued_at);
+    return (
+      (s === undefined ||
+        r.encf.startsWith(s.toUpperCase()) ||
+        (r.buyer_rnc ?? '').startsWith(s) ||
+        (r.internal_number ?? '').startsWith(s) ||
+        (r.buyer_name_key !== null && r.buyer_name_key.startsWith(searchKey(s)))) &&
+      (q.Type === undefined || r.type === q.Type) &&
+      (q.Status === undefined || r.status === q.Status) &&
+      (q.Environment === undefined || r.environment === q.Environment) &&
+      (q.From === undefined || day >= q.From) &&
+      (q.To === undefined || day <= q.To) &&
+      (q.Retrying === undefined || (r.retry !== null) === q.Retrying) &&
+      (q.MinAmount === undefined || Number(r.monto_total_cents) >= Math.round(Number(q.MinAmount) * 100)) &&
+      (q.MaxAmount === undefined || Number(r.monto_total_cents) <= Math.round(Number(q.MaxAmount) * 100))
+    );
+  }).length;
+}
+
+const variant = fc.record({
+  type: fc.constantFrom(...TYPES),
+  status: fc.constantFrom(...STATUSES),
+  environment: fc.constantFrom(...ENVIRONMENTS),
+  day: fc.nat(DAYS.length - 1),
+  hour: fc.nat(HOURS.length - 1),
+  cents: CENTS,
+  retrying: fc.boolean(),
+  buyer: fc.nat(BUYERS.length - 1),
+});
+
+const change = fc.oneof(
+  fc.record({ kind: fc.constant('status' as const), pick: fc.nat(), status: fc.constantFrom(...STATUSES) }),
+  fc.record({ kind: fc.constant('retry' as const), pick: fc.nat(), retrying: fc.boolean() }),
+  fc.record({ kind: fc.constant('moved' as const), pick: fc.nat(), day: fc.nat(DAYS.length - 1), hour: fc.nat(HOURS.length - 1) }),
+  fc.record({ kind: fc.constant('amount' as const), pick: fc.nat(), cents: CENTS }),
+  fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+);
+
+/** One to three filters at a time, as a person combines them: with all eight, almost nothing matches. */
+const filters = fc.tuple(
+  fc.record({
+    Type: fc.constantFrom(...TYPES),
+    Status: fc.constantFrom(...STATUSES),
+    Environment: fc.constantFrom(...ENVIRONMENTS),
+    From: fc.constantFrom('2026-03-29', ...DAYS),
+    To: fc.constantFrom(...DAYS, '2026-04-03'),
+    Retrying: fc.boolean(),
+    MinAmount: fc.constantFrom(...AMOUNTS),
+    MaxAmount: fc.constantFrom(...AMOUNTS),
+    Search: fc.constantFrom('E3', 'E31', 'e31 ', 'E3100000010', '131', '4010', 'ferreteria n', 'x'),
+  }),
+  fc.subarray(['Search', 'Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
+).map(([all, keys]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as ListQuery);
+
+describe('amount bands', () => {
+  it('hold every amount within their bounds, in the order of the amounts', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1_000_000, max: 10 ** 13 }), fc.integer({ min: -1_000_000, max: 10 ** 13 }), (a, b) => {
+        const { low, high } = bandBounds(amountBand(a));
+        expect(low <= a && a <= high).toBe(true);
+        if (a <= b) expect(amountBand(a) <= amountBand(b)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_amount_counts)', () => {
+  it('equal a plain count over random filters and searches after issues, status, retry and amount changes, moved dates and deletes', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
+    const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
+    let copies = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(filters, { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
+        for (const v of added) await addCopy(engine, template, copies++, v);
+        const ids = (await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenant.id).orderBy('id').execute()).map((r) => r.id);
+        for (const c of changes) {
+          const id = ids[c.pick % ids.length]!;
+          if (id === issued.ecf.id) continue; // the issued one keeps its document
+          const where = engine.db.updateTable('ecf').where('id', '=', id);
+          if (c.kind === 'status') await where.set({ status: c.status }).execute();
+          if (c.kind === 'retry') await where.set({ retry: c.retrying ? JSON.stringify({ count: 2, max: 3, nextAttemptAt: null }) : null }).execute();
+          if (c.kind === 'moved') await where.set({ issued_at: `${DAYS[c.day]}T${HOURS[c.hour]}` }).execute();
+          if (c.kind === 'amount') await where.set({ monto_total_cents: c.cents, monto_total: (c.cents / 100).toFixed(2) }).execute();
+          if (c.kind === 'delete') await engine.db.deleteFrom('ecf').where('id', '=', id).execute();
+        }
+        for (const q of queries) {
+          const page = await listEcf(engine, tenant.id, { ...q, PageSize: 5 });
+          expect({ q, total: page.totalCount }).toEqual({ q, total: await naiveCount(engine, tenant.id, q) });
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
