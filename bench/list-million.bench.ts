@@ -27,6 +27,7 @@ import { documentPool } from './corpus/pool.js';
 import { payload } from './documents.js';
 import { rowMaker, type Generated } from './ecf-rows.js';
 import { seedBenchIssuer } from './seed.js';
+import { documentPacker } from './stored-documents.js';
 import { postgresParts, printParts, sqliteParts } from './store-sizes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -83,13 +84,17 @@ function sample(g: Generated): void {
   documentBytes += g.document.xml.length + (g.document.rfce_xml?.length ?? 0);
 }
 
-// TODO(issue 34, integrator): the documents are written raw until the document codec lands on main;
-// then write them as the engine does, through the encoder of src/engine/store/documents/ (the
-// function the engine's issue path calls to turn signed bytes into an ecf_documents row).
+// Documents are stored as the engine stores them: compressed, the certificate kept once (bench/stored-documents.ts).
+const pack = await documentPacker(engine.db, pool.slice(0, 50).map((d) => d.xml));
+function storedDocuments(d: Generated['document']): Record<string, unknown> {
+  const xml = pack(d.xml);
+  const rfce = d.rfce_xml ? pack(d.rfce_xml) : null;
+  return { ecf_id: d.ecf_id, xml: xml.blob, rfce_xml: rfce?.blob ?? null, xml_sha256: xml.sha256, rfce_sha256: rfce?.sha256 ?? null };
+}
 type Rows = { [table: string]: Record<string, unknown>[] };
 const rowsOf = (g: Generated): Rows => ({
   ecf: [g.ecf],
-  ...(DOCUMENTS && { ecf_documents: [g.document] }),
+  ...(DOCUMENTS && { ecf_documents: [storedDocuments(g.document)] }),
   ecf_attempts: g.attempts,
   events: g.events,
   ecf_fingerprints: g.fingerprints,
