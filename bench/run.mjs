@@ -2,10 +2,10 @@
 // Benchmarks print ratios measured within one run, so they compare across machines.
 //
 // The runtime benches (startup, drain, issuing over HTTP, signing) run on Node 24 and on
-// Node 20 in the same run, and their headline figures (bench/figures.ts) are put side by side
-// with the ratio of the two. The runtimes come from BENCH_NODE_24 and BENCH_NODE_20, else the
-// running node for its own major, else the registry (bench/runtimes.mjs); a runtime the shared
-// node_modules was not built for loads a better-sqlite3 built for it once into .cache/native/.
+// Node 22, the supported pair, in the same run, and their headline figures (bench/figures.ts)
+// are put side by side with the ratio of the two. The runtimes come from BENCH_NODE_24 and
+// BENCH_NODE_22, else the running node for its own major, else the registry's build of the
+// version package.json pins (bench/runtimes.mjs); both load the shared node_modules.
 // `node bench/run.mjs signing startup` runs only the benches whose names contain those words;
 // BENCH_COMPARE=0 runs everything on the running node only.
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { envFor, runtime } from './runtimes.mjs';
+import { comparedMajors, comparedVersions, runtime } from './runtimes.mjs';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
@@ -24,10 +24,10 @@ if (files.length === 0) console.log('no benchmarks yet');
 
 /** The benches compared across runtimes: what the runtime itself changes. */
 const COMPARED = ['startup.bench.ts', 'drain.bench.ts', 'issue-http.bench.ts', 'signing.bench.ts'];
-const MAJORS = [24, 20];
+/** [24, 22]: package.json's pinned runtimes (Node 20 cannot run the engine since issue 34). */
+const MAJORS = comparedMajors();
 const compare = process.env.BENCH_COMPARE !== '0' && files.some((f) => COMPARED.includes(f));
-const runtimes = compare ? MAJORS.map((major) => ({ major, node: runtime(major) })) : [];
-for (const r of runtimes) r.env = envFor(r.node);
+const runtimes = compare ? comparedVersions().map((version, i) => ({ major: MAJORS[i], node: runtime(version), env: process.env })) : [];
 
 const work = mkdtempSync(join(tmpdir(), 'ecf-bench-figures-'));
 /** figures[name][major] = { value, unit, better } */

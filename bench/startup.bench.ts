@@ -4,7 +4,7 @@
 // without it), and `ecf serve` from spawn to its first HTTP answer.
 // The median of RUNS starts each (BENCH_STARTUP_RUNS, default 7). The compile cache lives in
 // a temporary XDG_CACHE_HOME of this run, filled by the first start. bench/run.mjs runs this
-// on Node 24 and on Node 20. Targets on the reference machine (issues 25 and 33, Node 24):
+// on Node 24 and on Node 22. Targets on the reference machine (issues 25 and 33, Node 24):
 // --version and --help ≤ 0.3 s, issue ≤ 0.5 s, serve ≤ 0.8 s.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,8 +63,6 @@ const dataDir = mkdtempSync(join(tmpdir(), 'ecf-bench-startup-'));
 const { NODE_COMPILE_CACHE: _cache, NODE_DISABLE_COMPILE_CACHE: _off, CACHE_DIRECTORY: _unit, ...callerEnv } = process.env;
 const cached = { ...callerEnv, XDG_CACHE_HOME: join(dataDir, 'cache') };
 const uncached = { ...callerEnv, NODE_DISABLE_COMPILE_CACHE: '1' };
-// Bare means bare: without bench/native-hook.mjs, which bench/run.mjs gives a runtime node_modules was not built for.
-const bareEnv = { ...callerEnv, NODE_OPTIONS: (callerEnv.NODE_OPTIONS ?? '').replace(/--import=\S*native-hook\.mjs/, '').trim() };
 try {
   const modules = await distModules(root);
   const engine = await modules.openEngine({ dataDir });
@@ -81,7 +79,7 @@ try {
   const serve: number[] = [];
   // Interleaved, so a busy moment of the machine weighs on every kind alike.
   for (let i = 0; i < RUNS; i++) {
-    bare.push(timed(['-e', '0'], bareEnv));
+    bare.push(timed(['-e', '0'], callerEnv));
     version.push(timed([bin, '--version']));
     help.push(timed([bin, '--help']));
     const file = join(dataDir, `invoice-${i}.json`);
