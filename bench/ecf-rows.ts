@@ -31,6 +31,9 @@ export function rewritten(bytes: Buffer, from: string, to: string): Buffer {
   return out;
 }
 
+/** retention.events_days's default (src/engine/settings/catalogue.ts). */
+const EVENTS_DAYS = 30;
+
 export interface Generated {
   readonly ecf: Record<string, unknown>;
   readonly document: { ecf_id: string; xml: Buffer; rfce_xml: Buffer | null };
@@ -158,7 +161,9 @@ export function rowMaker(o: RowsOptions) {
       data: JSON.stringify(data),
       fact_key: null,
     });
-    const events = done
+    // The store-clean job removes events once older than retention.events_days (30 by default) and
+    // no delivery names them, so a store in its steady state holds only the last month's.
+    const events = done && issuedMs >= o.end - EVENTS_DAYS * 86_400_000
       ? [event('ecf.submitted', 3, { ...view, status: 'signed', taxauth: { trackId, submittedAt: taxauth!.submittedAt } }), event(`ecf.${status}`, 9, view)]
       : [];
     const fingerprints = issuedMs >= o.end - 7 * 86_400_000 ? [{ tenant_id: o.tenantId, fingerprint: randomBytes(32).toString('hex'), issued_at: issuedAt, ecf_id: id }] : [];
