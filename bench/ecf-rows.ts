@@ -7,16 +7,7 @@ import { newEventId, newId } from '../src/engine/ids.js';
 import { ecfView } from '../src/engine/ecf/views.js';
 import { searchKey } from '../src/engine/ecf/search-key.js';
 import type { PoolDocument } from './corpus/pool.js';
-
-/** A small deterministic generator, so two runs load the same shape. */
-export function xorshift(seed = 0x2545f491): () => number {
-  return () => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 0) / 4294967296;
-  };
-}
+import { generator } from './corpus/realistic.js';
 
 const STATUSES = [['accepted', 0.85], ['signed', 0.05], ['accepted_conditional', 0.04], ['rejected', 0.03], ['failed', 0.02], ['review', 0.01]] as const;
 const ENVIRONMENTS = [['production', 0.92], ['test', 0.06], ['cert', 0.02]] as const;
@@ -55,7 +46,7 @@ export interface RowsOptions {
 }
 
 export function rowMaker(o: RowsOptions) {
-  const rnd = xorshift();
+  const rnd = generator(0x2545f491);
   const pick = <T>(weighted: readonly (readonly [T, number])[]): T => {
     let r = rnd();
     for (const [v, w] of weighted) if ((r -= w) < 0) return v;
