@@ -28,8 +28,10 @@ export interface CleanOptions {
 export interface RuleSummary {
   readonly rule: string;
   readonly table: string;
-  /** The setting that says how long rows are kept, or null: removed once expired. */
+  /** The setting that says how long rows are kept, or null: `days` days, or removed once expired. */
   readonly setting: string | null;
+  /** Days kept when there is no setting; null when rows go once expired. */
+  readonly days: number | null;
   /** Rows older than this (UTC ISO) go. */
   readonly cutoff: string;
   /** Rows removed (cleanStore) or that would be (countCleanable). */
@@ -89,7 +91,7 @@ export async function cleanStore(engine: Engine, options: CleanOptions = {}): Pr
       cursor = batch.next;
       if (pauseMs > 0) await pause(Math.max(pauseMs, performance.now() - began));
     }
-    rules.push({ rule: rule.name, table: rule.table, setting: rule.setting, cutoff, rows });
+    rules.push({ rule: rule.name, table: rule.table, setting: rule.setting, days: rule.setting ? null : (rule.days ?? null), cutoff, rows });
   }
   const stopped = options.signal?.aborted === true;
   const removed = totalOf(rules);
@@ -111,7 +113,7 @@ export async function countCleanable(engine: Engine): Promise<CleanableSummary> 
   const rules: RuleSummary[] = [];
   for (const rule of CLEANING_RULES) {
     const cutoff = await cutoffOf(engine, rule, now);
-    rules.push({ rule: rule.name, table: rule.table, setting: rule.setting, cutoff, rows: await rule.count(engine.db, cutoff) });
+    rules.push({ rule: rule.name, table: rule.table, setting: rule.setting, days: rule.setting ? null : (rule.days ?? null), cutoff, rows: await rule.count(engine.db, cutoff) });
   }
   return { cleanable: totalOf(rules), rules };
 }

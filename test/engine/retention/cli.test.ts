@@ -34,6 +34,7 @@ describe('ecf store clean', () => {
     expect(dry.stdout.split('\n')[0]).toMatch(/^RULE\s+ROWS\s+CUTOFF\s+SETTING$/);
     expect(dry.stdout).toMatch(/^webhook_deliveries\.delivered\s+1\s+\S+-04:00\s+retention\.delivered_webhooks_days$/m);
     expect(dry.stdout).toMatch(/^reception_seeds\s+0\s+\S+\s+\(none: once expired\)$/m);
+    expect(dry.stdout).toMatch(/^ecf_fingerprints\s+\d+\s+\S+\s+\(none: 7 days\)$/m);
     // The event still named by the delivery is counted at the run after the delivery goes.
     expect(dry.stdout).toContain('2 row(s) would be removed; nothing was.');
     const dryJson = await ecf(['store', 'clean', '--dry-run', '--json']);

@@ -5,7 +5,7 @@ import { toDominicanIso } from '../../../engine/clock.js';
 import { cleanStore, countCleanable, type RuleSummary } from '../../../engine/retention/index.js';
 
 /** A rule's line: its cutoff in Dominican time, as every instant the CLI prints. */
-const row = (r: RuleSummary) => ({ ...r, cutoff: toDominicanIso(r.cutoff), setting: r.setting ?? '(none: once expired)' });
+const row = (r: RuleSummary) => ({ ...r, cutoff: toDominicanIso(r.cutoff), setting: r.setting ?? (r.days ? `(none: ${r.days} days)` : '(none: once expired)') });
 
 export default class StoreClean extends EcfCommand {
   static override description =
