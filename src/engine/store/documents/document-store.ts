@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import { afterCommit } from '../database.js';
 import type { Database } from '../schema.js';
-import { compressDocument, decompressFrame, sha256Of, DEFAULT_LEVEL, FrameUnreadable, type CompressedDocument } from './codec.js';
+import { compressDocument, sha256Of, DEFAULT_LEVEL, FrameUnreadable, type CompressedDocument } from './codec.js';
 import { restoreCertificate } from './certificate-text.js';
 import { CURRENT_DICTIONARY_ID } from './dictionaries.js';
 import { DocumentDamaged, type DocumentRef } from './damaged.js';
+import { ONE_SHOT, type FrameDecoder } from './frame-decoder.js';
 import { encodeBlob, parseBlob, type ParsedBlob } from './layout.js';
 
 /** A document ready to store: compressed (before any transaction) or, with compression off, as it is. */
@@ -34,7 +35,8 @@ export interface DocumentStore {
   readonly compress: boolean;
   prepare(bytes: Buffer): Promise<PreparedDocument>;
   store(tx: Kysely<Database>, prepared: PreparedDocument): Promise<StoredDocument>;
-  read(db: Kysely<Database>, blob: Buffer, digest: KeptDigest, ref: DocumentRef): Promise<Buffer>;
+  /** `decoder`: a walk over many documents keeps its zstd contexts (frame-decoder.ts); a single read needs none. */
+  read(db: Kysely<Database>, blob: Buffer, digest: KeptDigest, ref: DocumentRef, decoder?: FrameDecoder): Promise<Buffer>;
 }
 
 export interface DocumentStoreOptions {
@@ -86,11 +88,15 @@ export function documentStore(options: DocumentStoreOptions = {}): DocumentStore
       const certificateId = c.certificate ? await intern(tx, c.certificate.text) : 0;
       return { blob: encodeBlob({ dictionaryId: c.dictionaryId, certificateId, certificateOffset: c.certificate?.offset ?? 0 }, c.frame), sha256: c.sha256 };
     },
-    async read(db, blob, digest, ref) {
+    async read(db, blob, digest, ref, decoder = ONE_SHOT) {
       const parsed = parseBlob(blob);
       if (parsed.kind === 'raw') return checked(blob, digest, ref);
       try {
-        return await readCompressed(db, parsed, digest, ref);
+        return await readCompressed(db, parsed, digest, ref, decoder).catch((e: unknown) => {
+          // A kept context decides nothing: a document it read wrong is read again the public way.
+          if (e instanceof DocumentDamaged && decoder.kept) return readCompressed(db, parsed, digest, ref, ONE_SHOT);
+          throw e;
+        });
       } catch (e) {
         // A received upload stored raw before migration 0017 may begin with NUL itself: its digest says so.
         if (e instanceof DocumentDamaged && digest && digestMatches(blob, digest)) return blob;
@@ -99,13 +105,13 @@ export function documentStore(options: DocumentStoreOptions = {}): DocumentStore
     },
   };
 
-  async function readCompressed(db: Kysely<Database>, parsed: Exclude<ParsedBlob, { kind: 'raw' }>, digest: KeptDigest, ref: DocumentRef): Promise<Buffer> {
+  async function readCompressed(db: Kysely<Database>, parsed: Exclude<ParsedBlob, { kind: 'raw' }>, digest: KeptDigest, ref: DocumentRef, decoder: FrameDecoder): Promise<Buffer> {
     if (parsed.kind === 'malformed') throw new DocumentDamaged(ref, parsed.reason);
     if (digest === null || digest === undefined) throw new DocumentDamaged(ref, 'a compressed document without its SHA-256');
     const { dictionaryId, certificateId, certificateOffset } = parsed.header;
     let content: Buffer;
     try {
-      content = decompressFrame(parsed.frame, dictionaryId);
+      content = decoder.decompress(parsed.frame, dictionaryId);
     } catch (e) {
       if (!(e instanceof FrameUnreadable)) throw e;
       throw new DocumentDamaged(ref, `the compressed bytes do not decompress (${e.message})`);

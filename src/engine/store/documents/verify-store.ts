@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Engine } from '../../engine-types.js';
 import { DocumentDamaged, describeDocument, type DocumentRef } from './damaged.js';
 import { DOCUMENT_TABLES, firstKey, keptDigest, readBatch, type DocumentTable } from './document-tables.js';
+import { keptContextDecoder, type FrameDecoder } from './frame-decoder.js';
 import { parseBlob } from './layout.js';
 
 /**
@@ -72,8 +73,9 @@ export async function verifyStore(engine: Engine, options: VerifyOptions = {}): 
   const tables: VerifyTableReport[] = [];
   const damaged: DamagedDocument[] = [];
   let signaturesChecked = 0;
+  const decoder = keptContextDecoder();
   for (const spec of DOCUMENT_TABLES) {
-    const report = await verifyTable(engine, spec, options, checkSignature, (d) => {
+    const report = await verifyTable(engine, spec, options, decoder, checkSignature, (d) => {
       damaged.push(d);
       options.onDamaged?.(d);
     });
@@ -83,7 +85,7 @@ export async function verifyStore(engine: Engine, options: VerifyOptions = {}): 
   return { tables, documents: tables.reduce((n, t) => n + t.documents, 0), damaged, signaturesChecked, seconds: (performance.now() - started) / 1000 };
 }
 
-async function verifyTable(engine: Engine, spec: DocumentTable, options: VerifyOptions, checkSignature: SignatureChecker | null, report: (d: DamagedDocument) => void) {
+async function verifyTable(engine: Engine, spec: DocumentTable, options: VerifyOptions, decoder: FrameDecoder, checkSignature: SignatureChecker | null, report: (d: DamagedDocument) => void) {
   const limit = options.batchRows ?? VERIFY_BATCH_ROWS;
   const started = performance.now();
   let after = firstKey(engine.db);
@@ -107,7 +109,7 @@ async function verifyTable(engine: Engine, spec: DocumentTable, options: VerifyO
         if (digest === null && parseBlob(d.blob).kind === 'raw') withoutDigest++;
         let bytes: Buffer;
         try {
-          bytes = await engine.documents.read(engine.db, d.blob, digest, ref);
+          bytes = await engine.documents.read(engine.db, d.blob, digest, ref, decoder);
         } catch (e) {
           if (!(e instanceof DocumentDamaged)) throw e;
           found(ref, e.message);
