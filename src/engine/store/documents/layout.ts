@@ -8,7 +8,8 @@ import { readVarint, varintBytes } from './varint.js';
  *   byte 1    the dictionary id, 1..255; 0 = zstd without a dictionary
  *   varint    the document_certificates id, 0 when no certificate text was cut out
  *   varint    only when that id is not 0: the byte offset where the text goes back in
- *   ...       the zstd frame (content size kept, no checksum: the row keeps a SHA-256)
+ *   ...       the zstd frame (no checksum: the row keeps a SHA-256; the content size is stated
+ *             only by frames compressed synchronously)
  *
  * Pure: no store, no zlib.
  */
