@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../../../src/engine/store/database.js';
-import { DocumentDamaged, cutCertificate, documentStore, parseBlob } from '../../../../src/engine/store/documents/index.js';
+import { DocumentDamaged, compressDocument, cutCertificate, documentStore, encodeBlob, parseBlob } from '../../../../src/engine/store/documents/index.js';
 import { issueValid } from '../../documents/issue-helper.js';
 import { invoice31, testEngine } from '../../../helpers.js';
 
@@ -24,7 +24,7 @@ describe('the document store (compression on)', () => {
     const [a, b] = await Promise.all([docs.prepare(xml), docs.prepare(second)]);
     const [sa, sb] = await inTransaction(engine.db, async (tx) => [await docs.store(tx, a!), await docs.store(tx, b!)]);
     expect(sa.blob[0]).toBe(0);
-    expect(sa.blob[1]).toBe(1);
+    expect(sa.blob[1], 'new documents name the newest dictionary').toBe(2);
     expect(sa.blob.length).toBeLessThan(xml.length / 4);
     expect(sa.sha256!.length).toBe(32);
     const certificates = await engine.db.selectFrom('document_certificates').selectAll().execute();
@@ -83,8 +83,24 @@ describe('the document store (compression on)', () => {
     expect(await damaged(unknownDictionary)).toMatch(/never shipped/);
     const parsed = parseBlob(blob);
     if (parsed.kind !== 'compressed') throw new Error('expected a compressed blob');
-    const unknownCertificate = Buffer.concat([Buffer.from([0, 1, 99, parsed.header.certificateOffset & 0x7f | 0x80, parsed.header.certificateOffset >> 7]), parsed.frame]);
+    const unknownCertificate = Buffer.concat([Buffer.from([0, parsed.header.dictionaryId, 99, parsed.header.certificateOffset & 0x7f | 0x80, parsed.header.certificateOffset >> 7]), parsed.frame]);
     expect(await damaged(unknownCertificate)).toMatch(/certificate 99/);
+  });
+
+  it('a document compressed with dictionary 1 (before dictionary 2 shipped) still reads back, and is checked', async () => {
+    const engine = await testEngine();
+    const docs = engine.documents;
+    const old = await compressDocument(xml, 1);
+    const cut = cutCertificate(xml)!;
+    // Its certificate text interned as the store does it, by storing a document now.
+    const interned = parseBlob((await inTransaction(engine.db, async (tx) => docs.store(tx, await docs.prepare(xml)))).blob);
+    if (interned.kind !== 'compressed') throw new Error('expected a compressed blob');
+    const blob = encodeBlob({ dictionaryId: 1, certificateId: interned.header.certificateId, certificateOffset: cut.offset }, old.frame);
+    expect((await docs.read(engine.db, blob, old.sha256, ref)).equals(xml)).toBe(true);
+    // The dictionaries differ: the frame read with dictionary 2 is not the document.
+    const misnamed = Buffer.from(blob);
+    misnamed[1] = 2;
+    await expect(docs.read(engine.db, misnamed, old.sha256, ref)).rejects.toThrow(DocumentDamaged);
   });
 
   it('a raw document (the old layout) reads back and is checked against the hex digest its row keeps', async () => {

@@ -36,11 +36,17 @@ async function flipStoredByte(dataDir: string, ecfId: string) {
     await engine.close();
     const file = join(dataDir, 'ecf.sqlite');
     const bytes = readFileSync(file);
-    const piece = xml.subarray(at - 16, at + 16);
-    const where = bytes.indexOf(piece);
-    expect(where).toBeGreaterThan(0);
-    expect(bytes.indexOf(piece, where + 1)).toBe(-1);
-    bytes[where + 16] = bytes[where + 16]! ^ 1;
+    // The blob's end codes the signature's fixed tail, which every document shares (the dictionary
+    // knows it): walk back to 32 bytes of its own that the file holds once, and flip the middle one.
+    const unique = (from: number) => {
+      const piece = xml.subarray(from - 16, from + 16);
+      const where = bytes.indexOf(piece);
+      return where > 0 && bytes.indexOf(piece, where + 1) === -1 ? where + 16 : -1;
+    };
+    let where = -1;
+    for (let from = xml.length - 24; where < 0 && from > xml.length / 2; from -= 8) where = unique(from);
+    expect(where, 'a piece of the blob found once in the file').toBeGreaterThan(0);
+    bytes[where] = bytes[where]! ^ 1;
     writeFileSync(file, bytes);
   } finally {
     await engine.close().catch(() => undefined);
