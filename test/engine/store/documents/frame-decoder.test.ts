@@ -84,7 +84,7 @@ describe('the kept-context frame decoder', () => {
         const good = (stated ? syncFrames : asyncFrames)[which]!;
         let frame = Buffer.from(good);
         let id = CURRENT_DICTIONARY_ID;
-        if (kind === 'flip') frame[at % frame.length] ^= bits;
+        if (kind === 'flip') frame[at % frame.length] = frame[at % frame.length]! ^ bits;
         if (kind === 'truncate') frame = frame.subarray(0, at % frame.length);
         if (kind === 'append') frame = Buffer.concat([frame, Buffer.from([bits, at & 255])]);
         if (kind === 'dictionary') id = [0, 2, 200][at % 3]!;
@@ -107,7 +107,7 @@ describe('the kept-context frame decoder', () => {
     const decoder = keptContextDecoder();
     expect((await engine.documents.read(engine.db, stored.blob, stored.sha256, ref, decoder)).equals(signed)).toBe(true);
     const damaged = Buffer.from(stored.blob);
-    damaged[damaged.length - 24] ^= 1;
+    damaged[damaged.length - 24] = damaged[damaged.length - 24]! ^ 1;
     await expect(engine.documents.read(engine.db, damaged, stored.sha256, ref, decoder)).rejects.toBeInstanceOf(DocumentDamaged);
     expect((await engine.documents.read(engine.db, stored.blob, stored.sha256, ref, decoder)).equals(signed)).toBe(true);
   });
