@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
-import type { EcfTable } from '../store/schema.js';
+import { qrUrlOf } from '../signing/row-qr.js';
+import type { Database, EcfTable } from '../store/schema.js';
 import { EnvironmentSchema, Nullable, Uuid } from '../schema-types.js';
 import type { Environment } from '../schema-types.js';
 
@@ -89,7 +90,30 @@ export const links = (row: Pick<Selectable<EcfTable>, 'id' | 'submits_rfce'>) =>
   representation: `/api/v1/ecf/${row.id}/representation`,
 });
 
-export function ecfView(r: Selectable<EcfTable>): EcfView {
+/**
+ * An `ecf` row as the views read it (migration 0020): with its tenant's RNC,
+ * from which an empty `qr_url` is rebuilt, and its document's raw SHA-256,
+ * which an empty `document_hash` stands for.
+ */
+export type EcfRow = Selectable<EcfTable> & { readonly issuer_rnc: string; readonly xml_sha256: Buffer | null };
+
+/** `ecf` rows with what EcfRow adds; columns shared with the joined tables need their `ecf.` prefix. */
+export const selectEcfRows = (db: Kysely<Database>) =>
+  db
+    .selectFrom('ecf')
+    .innerJoin('tenants', 'tenants.id', 'ecf.tenant_id')
+    .leftJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+    .selectAll('ecf')
+    .select(['tenants.rnc as issuer_rnc', 'ecf_documents.xml_sha256']);
+
+/**
+ * The hex SHA-256 of an e-CF's signed XML: `ecf.document_hash`, or when that
+ * is empty (migration 0020) the document row's own digest of the same bytes.
+ */
+export const documentHashOf = (r: { readonly document_hash: string; readonly xml_sha256: Buffer | null }): string =>
+  r.document_hash || r.xml_sha256!.toString('hex');
+
+export function ecfView(r: EcfRow): EcfView {
   return {
     id: r.id,
     status: r.status,
@@ -101,7 +125,7 @@ export function ecfView(r: Selectable<EcfTable>): EcfView {
     issuedAt: toDominicanIso(r.issued_at),
     signedAt: toDominicanIso(r.signed_at),
     securityCode: r.security_code,
-    qrUrl: r.qr_url,
+    qrUrl: qrUrlOf(r),
     submitsRfce: r.submits_rfce === 1,
     internalNumber: r.internal_number,
     toleranceWarning: r.tolerance_warning,
@@ -109,7 +133,7 @@ export function ecfView(r: Selectable<EcfTable>): EcfView {
     montoTotal: Number(r.monto_total),
     buyerRnc: r.buyer_rnc,
     buyerName: r.buyer_name,
-    documentHash: r.document_hash,
+    documentHash: documentHashOf(r),
     taxauth: r.taxauth ? (JSON.parse(r.taxauth) as EcfView['taxauth']) : null,
     retry: r.retry ? (JSON.parse(r.retry) as EcfView['retry']) : null,
     links: links(r),

@@ -1,12 +1,10 @@
-import type { Selectable } from 'kysely';
 import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
-import { ecfView } from '../ecf/views.js';
+import { ecfView, selectEcfRows, type EcfRow } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
 import { afterCommit, inTransaction, type Tx } from '../store/database.js';
-import type { EcfTable } from '../store/schema.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { laneOf, taxauthGroup } from '../work/lanes.js';
@@ -61,7 +59,7 @@ export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: 
 /** One token cache per process; tokens never leave the engine. */
 export const tokens = defaultTokenCache;
 
-type Row = Selectable<EcfTable>;
+type Row = EcfRow;
 interface Verdict {
   readonly code: number;
   readonly status: string;
@@ -139,7 +137,7 @@ const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth)
  * its attempt row, events and the next step of the work item, in one.
  */
 export async function submitHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
-  const row = await engine.db.selectFrom('ecf').selectAll().where('id', '=', item.ref!).executeTakeFirst();
+  const row = await selectEcfRows(engine.db).where('ecf.id', '=', item.ref!).executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
   // The signed bytes (kilobytes) are read only for a send, never for a status query.
   // Decompressed and checked against the kept SHA-256: a damaged document is never sent.
@@ -148,7 +146,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
     const stored = { id: row.id, encf: row.encf, document_hash: row.document_hash, ...doc };
     return column === 'xml' ? readEcfXml(engine.documents, engine.db, stored) : (await readRfceXml(engine.documents, engine.db, stored))!;
   };
-  const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
+  const tenant = { rnc: row.issuer_rnc };
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;
   const client = await engine.taxauth.client(environment);
@@ -227,7 +225,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       await inTransaction(engine.db, async (tx) => {
         await recordAttempt(tx, now, {
           ecfId: row.id, outcome: 'review', trackId: state.trackId, statusCode: null, statusText: result.status,
-          sequenceUsed: result.sequenceUsed, messages: result.messages, xmlSha256: row.document_hash,
+          sequenceUsed: result.sequenceUsed, messages: result.messages,
         });
         const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
         await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review', { engine, item });
@@ -285,7 +283,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
     const count = retry?.count ?? 0;
     const base = {
       ecfId: row.id, trackId: v.trackId, statusCode: v.code, statusText: v.status || STATUS_TEXT[v.code],
-      sequenceUsed: v.sequenceUsed, messages: v.messages, xmlSha256: row.document_hash,
+      sequenceUsed: v.sequenceUsed, messages: v.messages,
     };
     const taxauth: Taxauth = {
       ...taxauthOf(row),
@@ -351,7 +349,7 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
     return RECORDED;
   }
   await inTransaction(engine.db, async (tx) => {
-    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message], xmlSha256: row.document_hash });
+    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message] });
     const t = { ...taxauthOf(row), messages: [message] };
     await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed', { engine, item });
     await completeOrRollBack(tx, item, owner);
