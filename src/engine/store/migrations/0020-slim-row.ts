@@ -165,7 +165,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('ecf_attempts_number', ['ecf_id', 'attempt'])
     .execute();
   await overEcf(db, async (after, last) => {
-    const { rows } = await sql<Record<string, unknown>>`select ${attemptColumns('a.')}, coalesce(${sql.raw(hexOf(db, 'a.xml_sha256'))}, e.document_hash) as xml_sha256
+    const { rows } = await sql<Record<string, unknown>>`select ${attemptColumns('a.')}, case when a.xml_sha256 is null then e.document_hash else ${sql.raw(hexOf(db, 'a.xml_sha256'))} end as xml_sha256
       from ecf e join ecf_attempts a on a.ecf_id = e.id where ${ecfKey(db)} > ${after} and ${ecfKey(db)} <= ${last}`.execute(db);
     for (let i = 0; i < rows.length; i += 1000) {
       await db.insertInto('ecf_attempts_previous' as never).values(rows.slice(i, i + 1000).map((r) => ({ id: randomUUID(), ...r })) as never).execute();
