@@ -4,7 +4,7 @@
 // `ecf_attempts` row and the `ecf.submitted` / `ecf.accepted` events that submission emits.
 import { createHash, randomBytes } from 'node:crypto';
 import { newEventId, newId } from '../src/engine/ids.js';
-import { ecfView } from '../src/engine/ecf/views.js';
+import { ecfView, taxauthToStore } from '../src/engine/ecf/views.js';
 import { searchKey } from '../src/engine/ecf/search-key.js';
 import type { PoolDocument } from './corpus/pool.js';
 import { generator } from './corpus/realistic.js';
@@ -122,7 +122,7 @@ export function rowMaker(o: RowsOptions) {
       request_hash: randomBytes(32),
       fingerprint: '',
       sequence_range_id: o.rangeId,
-      taxauth: taxauth ? JSON.stringify(taxauth) : null,
+      taxauth: taxauth ? taxauthToStore(taxauth) : null,
       retry: status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
       updated_at: done ? at(9) : null,
     };

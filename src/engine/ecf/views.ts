@@ -19,6 +19,41 @@ export const TaxauthView = Type.Object({
   processedAt: Type.Optional(DateTime),
 });
 
+export type TaxauthView = Static<typeof TaxauthView>;
+
+/**
+ * `ecf.taxauth` in its short form (migration 0020): the same JSON object,
+ * keys in the same order, each key one letter, and an instant written as
+ * its milliseconds when that gives back the exact ISO text; anything else
+ * as it came. Rows written before 0020 (long keys) read the same.
+ */
+const TAXAUTH_KEYS: Record<string, string> = {
+  trackId: 't', status: 's', statusCode: 'c', sequenceUsed: 'u', messages: 'm', submittedAt: 'b', receivedAt: 'r', processedAt: 'p',
+};
+const TAXAUTH_NAMES: Record<string, string> = Object.fromEntries(Object.entries(TAXAUTH_KEYS).map(([k, v]) => [v, k]));
+const INSTANTS = new Set(['submittedAt', 'receivedAt', 'processedAt']);
+const asMillis = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  const ms = Date.parse(v);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === v ? ms : v;
+};
+
+export function taxauthToStore(t: TaxauthView): string {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(t)) out[TAXAUTH_KEYS[k] ?? k] = INSTANTS.has(k) ? asMillis(v) : v;
+  return JSON.stringify(out);
+}
+
+export function taxauthOf(stored: string | null): TaxauthView | null {
+  if (!stored) return null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(JSON.parse(stored) as Record<string, unknown>)) {
+    const name = TAXAUTH_NAMES[k] ?? k;
+    out[name] = INSTANTS.has(name) && typeof v === 'number' ? new Date(v).toISOString() : v;
+  }
+  return out as TaxauthView;
+}
+
 export const RetryView = Type.Object({ count: Type.Integer(), max: Type.Integer(), nextAttemptAt: Nullable(DateTime) });
 
 export const EcfLinks = Type.Object({
@@ -134,7 +169,7 @@ export function ecfView(r: EcfRow): EcfView {
     buyerRnc: r.buyer_rnc,
     buyerName: r.buyer_name,
     documentHash: documentHashOf(r),
-    taxauth: r.taxauth ? (JSON.parse(r.taxauth) as EcfView['taxauth']) : null,
+    taxauth: taxauthOf(r.taxauth),
     retry: r.retry ? (JSON.parse(r.retry) as EcfView['retry']) : null,
     links: links(r),
   };

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
-import { ecfView, selectEcfRows, type EcfRow } from '../ecf/views.js';
+import { ecfView, selectEcfRows, taxauthOf as readTaxauth, taxauthToStore, type EcfRow } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
 import { afterCommit, inTransaction, type Tx } from '../store/database.js';
@@ -126,7 +126,7 @@ async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event:
 /** The fields of every submission log line: whose, which e-NCF, which claim of the work. */
 const submissionFields = (row: Row, item: WorkItem) => ({ tenantId: row.tenant_id, ecfId: row.id, encf: row.encf, attempt: item.attempts, environment: row.environment });
 
-const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth) as Taxauth) : {});
+const taxauthOf = (row: Row): Taxauth => readTaxauth(row.taxauth) ?? {};
 
 /**
  * The work handler of `ecf.submit`: sends the stored signed bytes (the RFCE
@@ -203,7 +203,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       const now = engine.clock.now();
       await inTransaction(engine.db, async (tx) => {
         const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
-        await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted', { engine, item });
+        await update(tx, now, row, { taxauth: taxauthToStore(t) }, 'ecf.submitted', { engine, item });
         await rescheduleOrRollBack(tx, now, item, owner, {
           dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
           payload: { phase: 'poll', trackId, polls: 0, ...carried(state) },
@@ -228,7 +228,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
           sequenceUsed: result.sequenceUsed, messages: result.messages,
         });
         const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
-        await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review', { engine, item });
+        await update(tx, now, row, { status: 'review', taxauth: taxauthToStore(t) }, 'ecf.review', { engine, item });
         await completeOrRollBack(tx, item, owner);
       });
       return RECORDED;
@@ -300,7 +300,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       const nextAttemptAt = new Date(now.getTime() + RESEND_DELAY_MS);
       await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
       const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
-      await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null, { engine, item });
+      await update(tx, now, row, { taxauth: taxauthToStore(taxauth), retry: r }, null, { engine, item });
       afterCommit(tx, () =>
         engine.log.info({ ...submissionFields(row, item), code: transient.code, resend: count + 1, of: max, nextAttemptAt: nextAttemptAt.toISOString() }, `e-CF ${row.encf}: transient rejection ${transient.code}, the same XML is sent again`),
       );
@@ -310,7 +310,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
     await recordAttempt(tx, now, { ...base, outcome, retryDecision: transient ? 'exhausted' : null });
     const r = retry ? JSON.stringify({ ...retry, max, nextAttemptAt: null }) : row.retry;
-    await update(tx, now, row, { status: outcome, taxauth: JSON.stringify(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item });
+    await update(tx, now, row, { status: outcome, taxauth: taxauthToStore(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item });
     await completeOrRollBack(tx, item, owner);
   });
 }
@@ -351,7 +351,7 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
   await inTransaction(engine.db, async (tx) => {
     await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message] });
     const t = { ...taxauthOf(row), messages: [message] };
-    await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed', { engine, item });
+    await update(tx, now, row, { status: 'failed', taxauth: taxauthToStore(t) }, 'ecf.failed', { engine, item });
     await completeOrRollBack(tx, item, owner);
   });
   return RECORDED;

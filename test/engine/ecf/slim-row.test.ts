@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { ecfXml, getEcf } from '../../../src/engine/ecf/queries.js';
 import { derivedQrUrl, qrUrlToStore } from '../../../src/engine/signing/row-qr.js';
+import { taxauthOf, taxauthToStore } from '../../../src/engine/ecf/views.js';
 import { migrateDown, migrateToLatest } from '../../../src/engine/store/migrate.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 import { listAttempts } from '../../../src/engine/submission/attempts.js';
@@ -75,6 +76,20 @@ describe('the slim e-CF row (migration 0020)', () => {
     expect(qrUrlToStore(ROW, derivedQrUrl(ROW)!)).toBe('');
   });
 
+  it('keeps taxauth in a short form that reads back as the same object, key for key and in order', () => {
+    // The order a review then a verdict leaves (status before statusCode, apart), an instant the authority wrote its own way.
+    const shown = {
+      trackId: '0f6c2a8e-3b1d-4c3e-9a55-1e0b4b7d9c21', submittedAt: '2026-03-10T14:00:02.000Z', status: 'Aceptado', messages: [{ code: 0, value: 'ok' }],
+      statusCode: 1, sequenceUsed: true, receivedAt: '2026-03-10T10:00:03-04:00', processedAt: '2026-03-10T14:00:09.123Z',
+    };
+    const stored = taxauthToStore(shown);
+    expect(JSON.stringify(taxauthOf(stored))).toBe(JSON.stringify(shown));
+    expect(JSON.parse(stored)).toMatchObject({ t: shown.trackId, b: Date.parse(shown.submittedAt), r: shown.receivedAt, p: Date.parse(shown.processedAt) });
+    expect(stored.length).toBeLessThan(JSON.stringify(shown).length - 90);
+    // Written before migration 0020 (long keys): read as it is.
+    expect(JSON.stringify(taxauthOf(JSON.stringify(shown)))).toBe(JSON.stringify(shown));
+  });
+
   it('converts a store written before it and back, every view the same; a QR URL or attempt digest it cannot rebuild stays', async () => {
     const { engine, tenant, a, b } = await setup();
     const attemptsBefore = await listAttempts(engine, tenant.id, a.id);
@@ -87,19 +102,30 @@ describe('the slim e-CF row (migration 0020)', () => {
     expect(oldAttempt.xml_sha256).toBe(a.documentHash);
     expect(oldAttempt.id).toMatch(/^[0-9a-f-]{36}$/);
 
-    // What a release before 0020 might hold: a QR URL of another formula, an attempt that sent other bytes.
+    // What a release before 0020 might hold: a QR URL of another formula, an attempt that sent other bytes, a verdict.
     const otherUrl = `${b.qrUrl}&Version=2`;
     const otherDigest = 'ab'.repeat(32);
+    const verdict = { trackId: 'trk-1', submittedAt: '2026-03-10T14:00:02.000Z', status: 'Aceptado', statusCode: 1, sequenceUsed: true, messages: [], processedAt: '2026-03-10T14:00:09.000Z' };
     await engine.db.updateTable('ecf').set({ qr_url: otherUrl }).where('id', '=', b.id).execute();
+    await engine.db.updateTable('ecf').set({ taxauth: JSON.stringify(verdict) }).where('id', '=', a.id).execute();
     await engine.db.updateTable('ecf_attempts').set({ xml_sha256: otherDigest as never }).execute();
 
     await migrateToLatest(engine.db);
     const rows = await engine.db.selectFrom('ecf').select(['id', 'qr_url', 'document_hash', 'request_hash']).orderBy('encf').execute();
     expect(rows.map((r) => [r.qr_url, r.document_hash])).toEqual([['', ''], [otherUrl, '']]);
     expect(rows.map((r) => r.request_hash.toString('hex'))).toEqual(old.map((r) => r.request_hash));
-    expect(await getEcf(engine, tenant.id, a.id)).toEqual(a);
+    expect(await getEcf(engine, tenant.id, a.id)).toEqual({ ...a, taxauth: verdict });
+    expect(JSON.stringify((await getEcf(engine, tenant.id, a.id)).taxauth)).toBe(JSON.stringify(verdict));
+    const short = (await engine.db.selectFrom('ecf').select('taxauth').where('id', '=', a.id).executeTakeFirstOrThrow()).taxauth!;
+    expect(JSON.parse(short)).toMatchObject({ t: 'trk-1', b: Date.parse(verdict.submittedAt) });
     expect(await getEcf(engine, tenant.id, b.id)).toEqual({ ...b, qrUrl: otherUrl });
     expect(await listAttempts(engine, tenant.id, a.id)).toEqual([{ ...attemptsBefore[0], xmlSha256: otherDigest }]);
     expect((await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: consumer32 })).created).toBe(false);
+
+    // And down again gives back the long form as it was.
+    await migrateDown(engine.db);
+    expect((await engine.db.selectFrom('ecf').select('taxauth').where('id', '=', a.id).executeTakeFirstOrThrow()).taxauth).toBe(JSON.stringify(verdict));
+    expect((await engine.db.selectFrom('ecf').select('qr_url').where('id', '=', b.id).executeTakeFirstOrThrow()).qr_url).toBe(otherUrl);
+    await migrateToLatest(engine.db);
   });
 });

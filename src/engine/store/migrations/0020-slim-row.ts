@@ -14,6 +14,9 @@ import { isSqlite, rowKey, withoutRowid } from './ddl.js';
  *   `ecf_documents.xml_sha256` holds the same digest; rows written without
  *   compression keep theirs.
  * - `request_hash` keeps the SHA-256 as its 32 raw bytes.
+ * - `taxauth` (about 230 bytes of JSON) keeps the same object with one-letter
+ *   keys in the same order and its instants as milliseconds where those give
+ *   the ISO text back (ecf/views.ts `taxauthOf`, copied below).
  * - `ecf_attempts` loses its UUID `id` (shown nowhere: an attempt is its
  *   e-CF and its number) and with it one of its two unique indexes; it is
  *   keyed by (ecf_id, attempt), on SQLite in that key's own b-tree. Its
@@ -94,6 +97,41 @@ async function qrRows(db: Kysely<unknown>, after: number | string, last: number 
   ).rows;
 }
 
+/** A copy of ecf/views.ts's taxauth short form as this migration shipped. */
+const TAXAUTH_KEYS: Record<string, string> = {
+  trackId: 't', status: 's', statusCode: 'c', sequenceUsed: 'u', messages: 'm', submittedAt: 'b', receivedAt: 'r', processedAt: 'p',
+};
+const TAXAUTH_NAMES: Record<string, string> = Object.fromEntries(Object.entries(TAXAUTH_KEYS).map(([k, v]) => [v, k]));
+const INSTANTS = new Set(['submittedAt', 'receivedAt', 'processedAt']);
+function shortTaxauth(stored: string): string {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(JSON.parse(stored) as Record<string, unknown>)) {
+    const name = TAXAUTH_NAMES[k] ?? k;
+    const ms = typeof v === 'string' ? Date.parse(v) : NaN;
+    out[TAXAUTH_KEYS[name] ?? name] = INSTANTS.has(name) && Number.isFinite(ms) && new Date(ms).toISOString() === v ? ms : v;
+  }
+  return JSON.stringify(out);
+}
+function longTaxauth(stored: string): string {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(JSON.parse(stored) as Record<string, unknown>)) {
+    const name = TAXAUTH_NAMES[k] ?? k;
+    out[name] = INSTANTS.has(name) && typeof v === 'number' ? new Date(v).toISOString() : v;
+  }
+  return JSON.stringify(out);
+}
+
+/** Rewrites each non-null `taxauth` of the batch through `form`. */
+async function rewriteTaxauth(db: Kysely<unknown>, after: number | string, last: number | string, form: (stored: string) => string): Promise<void> {
+  const key = rowKey(db);
+  const { rows } = await sql<{ k: number | string; taxauth: string }>`select ${key.ref} as k, taxauth from ecf
+    where ${key.ref} > ${after} and ${key.ref} <= ${last} and taxauth is not null`.execute(db);
+  for (const r of rows) {
+    const next = form(r.taxauth);
+    if (next !== r.taxauth) await sql`update ecf set taxauth = ${next} where ${key.ref} = ${r.k}`.execute(db);
+  }
+}
+
 const ATTEMPT_COLUMNS = ['ecf_id', 'attempt', 'outcome', 'track_id', 'status_code', 'status_text', 'sequence_used', 'messages', 'retry_decision', 'recorded_at'];
 const attemptColumns = (alias = '') => sql.raw(ATTEMPT_COLUMNS.map((c) => `${alias}${c}`).join(', '));
 
@@ -135,12 +173,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       and exists (select 1 from ecf_documents d where d.ecf_id = ecf.id and ${sql.raw(hexOf(db, 'd.xml_sha256'))} = ecf.document_hash)`.execute(db);
     const derived = (await qrRows(db, after, last, 'whole')).filter((r) => derivedQrUrl(r) === r.qr_url).map((r) => r.k);
     if (derived.length) await sql`update ecf set qr_url = '' where ${key.ref} in (${sql.join(derived)})`.execute(db);
+    await rewriteTaxauth(db, after, last, shortTaxauth);
   });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   const key = rowKey(db);
   await overEcf(db, async (after, last) => {
+    await rewriteTaxauth(db, after, last, longTaxauth);
     for (const r of await qrRows(db, after, last, 'empty')) await sql`update ecf set qr_url = ${derivedQrUrl(r)} where ${key.ref} = ${r.k}`.execute(db);
     await sql`update ecf set document_hash = (select ${sql.raw(hexOf(db, 'd.xml_sha256'))} from ecf_documents d where d.ecf_id = ecf.id)
       where ${key.ref} > ${after} and ${key.ref} <= ${last} and document_hash = ''`.execute(db);
