@@ -161,6 +161,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   });
   await db.schema.dropTable('ecf_attempts').execute();
   await db.schema.alterTable('ecf_attempts_next').renameTo('ecf_attempts').execute();
+  // PostgreSQL named the foreign key after the new table: the name the old one had.
+  if (!isSqlite(db)) await sql`alter table ecf_attempts rename constraint ecf_attempts_next_ecf_id_fkey to ecf_attempts_ecf_id_fkey`.execute(db);
   await db.schema.createIndex('ecf_attempts_recorded').on('ecf_attempts').columns(['recorded_at']).execute();
 
   if (!isSqlite(db)) await sql`alter table ecf alter column request_hash type bytea using decode(request_hash, 'hex')`.execute(db);
@@ -213,5 +215,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   });
   await db.schema.dropTable('ecf_attempts').execute();
   await db.schema.alterTable('ecf_attempts_previous').renameTo('ecf_attempts').execute();
+  if (!isSqlite(db)) {
+    await sql`alter table ecf_attempts rename constraint ecf_attempts_previous_pkey to ecf_attempts_pkey`.execute(db);
+    await sql`alter table ecf_attempts rename constraint ecf_attempts_previous_ecf_id_fkey to ecf_attempts_ecf_id_fkey`.execute(db);
+  }
   await db.schema.createIndex('ecf_attempts_recorded').on('ecf_attempts').columns(['recorded_at']).execute();
 }
