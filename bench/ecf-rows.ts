@@ -4,7 +4,7 @@
 // `ecf_attempts` row and the `ecf.submitted` / `ecf.accepted` events that submission emits.
 import { createHash, randomBytes } from 'node:crypto';
 import { newEventId, newId } from '../src/engine/ids.js';
-import { ecfView } from '../src/engine/ecf/views.js';
+import { ecfView, taxauthToStore } from '../src/engine/ecf/views.js';
 import { searchKey } from '../src/engine/ecf/search-key.js';
 import type { PoolDocument } from './corpus/pool.js';
 import { generator } from './corpus/realistic.js';
@@ -38,7 +38,8 @@ export interface RowsOptions {
   readonly rows: number;
   readonly tenantId: string;
   readonly rnc: string;
-  readonly qrBase: string;
+  /** Whether the bench stores the documents: the row then leaves its digest to ecf_documents.xml_sha256, as the engine does. */
+  readonly documents: boolean;
   readonly rangeId: string;
   readonly pool: readonly PoolDocument[];
   readonly start: number;
@@ -105,7 +106,8 @@ export function rowMaker(o: RowsOptions) {
       issued_at: issuedAt,
       signed_at: issuedAt,
       security_code: securityCode,
-      qr_url: `${o.qrBase}?RncEmisor=${o.rnc}${buyer ? `&RncComprador=${buyer.rnc}` : ''}&ENCF=${encf}&FechaEmision=${issueDate.split('-').reverse().join('-')}&MontoTotal=${monto}&CodigoSeguridad=${securityCode}`,
+      // Empty: signing/row-qr.ts rebuilds it from the row, as for every e-CF the engine issues (migration 0020).
+      qr_url: '',
       submits_rfce: rfce ? 1 : 0,
       internal_number: rnd() < 0.6 ? `FAC-${String(i + 1).padStart(8, '0')}` : null,
       tolerance_warning: null,
@@ -115,19 +117,18 @@ export function rowMaker(o: RowsOptions) {
       buyer_rnc: buyer?.rnc ?? null,
       buyer_name: buyer?.name ?? null,
       buyer_name_key: buyer ? searchKey(buyer.name) : null,
-      document_hash: hash,
+      document_hash: o.documents ? '' : hash,
       idempotency_key: newId(),
-      request_hash: randomBytes(32).toString('hex'),
+      request_hash: randomBytes(32),
       fingerprint: '',
       sequence_range_id: o.rangeId,
-      taxauth: taxauth ? JSON.stringify(taxauth) : null,
+      taxauth: taxauth ? taxauthToStore(taxauth) : null,
       retry: status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
       updated_at: done ? at(9) : null,
     };
     const attempts = done
       ? [
           {
-            id: newId(),
             ecf_id: id,
             attempt: 1,
             outcome: status,
@@ -137,12 +138,12 @@ export function rowMaker(o: RowsOptions) {
             sequence_used: 1,
             messages: '[]',
             retry_decision: null,
-            xml_sha256: hash,
+            xml_sha256: null,
             recorded_at: at(9),
           },
         ]
       : [];
-    const view = ecfView(ecf as never);
+    const view = ecfView({ ...ecf, issuer_rnc: o.rnc, xml_sha256: Buffer.from(hash, 'hex') } as never);
     const event = (type: string, s: number, data: unknown) => ({
       id: newEventId(),
       tenant_id: o.tenantId,

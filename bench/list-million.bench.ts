@@ -59,8 +59,7 @@ if (PG) {
 const engine = await openEngine({ dataDir });
 const { tenantId, rnc } = await seedBenchIssuer(engine, { rangeTo: 1000 });
 await addRange(engine, { tenantId, environment: 'test', type: 32, rangeFrom: 1, rangeTo: 1000, expiresOn: null });
-const signed = await issueEcf(engine, tenantId, { idempotencyKey: 'bench-31', payload });
-const qrBase = signed.ecf.qrUrl.split('?')[0]!;
+await issueEcf(engine, tenantId, { idempotencyKey: 'bench-31', payload });
 const rangeId = (await engine.db.selectFrom('sequence_ranges').select('id').where('tenant_id', '=', tenantId).where('type', '=', 31).executeTakeFirstOrThrow()).id;
 await engine.db.deleteFrom('events').execute();
 await engine.db.deleteFrom('ecf_documents').execute();
@@ -69,7 +68,7 @@ await engine.db.deleteFrom('ecf').execute();
 const pool = documentPool();
 const end = Date.parse('2026-11-01T04:00:00Z');
 const start = end - 365 * 86_400_000;
-const make = rowMaker({ rows: ROWS, tenantId, rnc, qrBase, rangeId, pool, start, end });
+const make = rowMaker({ rows: ROWS, tenantId, rnc, documents: DOCUMENTS, rangeId, pool, start, end });
 const sampleIds: string[] = [];
 const encfs: string[] = [];
 const rncs: string[] = [];

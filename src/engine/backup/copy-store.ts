@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { documentHashOf } from '../ecf/views.js';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict } from '../errors.js';
@@ -33,7 +34,7 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'ecf', key: ['id'] },
   { table: 'ecf_documents', key: ['ecf_id'] },
   { table: 'ecf_fingerprints', key: ['tenant_id', 'fingerprint', 'issued_at', 'ecf_id'] },
-  { table: 'ecf_attempts', key: ['id'] },
+  { table: 'ecf_attempts', key: ['ecf_id', 'attempt'] },
   { table: 'events', key: ['seq'] },
   { table: 'work', key: ['id'] },
   { table: 'webhook_endpoints', key: ['id'] },
@@ -292,7 +293,7 @@ async function verifyDocuments(db: Executor, size: number): Promise<{ verified: 
         if (e instanceof DocumentDamaged) return null;
         throw e;
       });
-      if (bytes && createHash('sha256').update(bytes).digest('hex') === row.document_hash) verified++;
+      if (bytes && createHash('sha256').update(bytes).digest('hex') === documentHashOf(row)) verified++;
       else mismatches.push(row.id);
     }
     if (page.length < size) return { verified, mismatches };

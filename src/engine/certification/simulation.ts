@@ -8,7 +8,7 @@ import { takesRfce } from '../documents/rfce-xml.js';
 import { prepareDocument } from '../documents/prepare.js';
 import { issueEcf } from '../ecf/issue.js';
 import { getEcf } from '../ecf/queries.js';
-import type { EcfView } from '../ecf/views.js';
+import { taxauthOf, type EcfView } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import { addRange, MAX_SEQUENTIAL, NON_EXPIRING } from '../sequences/ranges.js';
 import { paso4Needs } from './paso4-needs.js';
@@ -509,7 +509,7 @@ async function report(
   sourceFrom: (slot: SlotId) => 'payloads' | 'examples',
 ): Promise<SimulationReport> {
   const docOf = (p: Position, row: EcfRow): SimulationDocument => {
-    const taxauth = row.taxauth ? (JSON.parse(row.taxauth) as { messages?: { code: number; value: string }[] }) : null;
+    const taxauth = taxauthOf(row.taxauth);
     const modifies = p.modifies.get(row.id);
     return {
       position: p.position,

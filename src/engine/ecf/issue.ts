@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { dominicanDate } from '../clock.js';
 import type { Engine } from '../engine.js';
@@ -36,7 +37,8 @@ import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';
 import { stateChangeFields } from '../log/state-change.js';
 import { queueSubmission } from '../submission/submit.js';
-import { ecfView, type EcfView } from './views.js';
+import { ecfView, selectEcfRows, type EcfRow, type EcfView } from './views.js';
+import { qrUrlToStore } from '../signing/row-qr.js';
 import { assertEmissionOpen } from '../limits/pause.js';
 import { assertUnderMonthlyCap, noteMonthlyEmission } from '../limits/monthly-cap.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
@@ -61,25 +63,26 @@ export interface IssueResult {
 }
 
 type Row = Selectable<EcfTable>;
+type ReadRow = EcfRow;
 
 /** Longest Idempotency-Key accepted (after trimming); every key the CLI and folder watch build fits. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
 const byKey_ = prepared((db, p: { tenantId: string; key: string }) =>
-  db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('idempotency_key', '=', p.key),
+  selectEcfRows(db).where('ecf.tenant_id', '=', p.tenantId).where('ecf.idempotency_key', '=', p.key),
 );
 const byInternalNumber_ = prepared((db, p: { tenantId: string; internalNumber: string }) =>
-  db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('internal_number', '=', p.internalNumber),
+  selectEcfRows(db).where('ecf.tenant_id', '=', p.tenantId).where('ecf.internal_number', '=', p.internalNumber),
 );
-const byKey = async (db: Db, tenantId: string, key: string): Promise<Row | undefined> => (await byKey_(db, { tenantId, key }))[0];
-const byInternalNumber = async (db: Db, tenantId: string, internalNumber: string): Promise<Row | undefined> =>
+const byKey = async (db: Db, tenantId: string, key: string): Promise<ReadRow | undefined> => (await byKey_(db, { tenantId, key }))[0];
+const byInternalNumber = async (db: Db, tenantId: string, internalNumber: string): Promise<ReadRow | undefined> =>
   (await byInternalNumber_(db, { tenantId, internalNumber }))[0];
 
 /** An e-CF this request already issued, if any: same key (and same body), or same internalNumber. */
-async function replay(db: Db, { tenantId, key, requestHash, internalNumber }: Ask): Promise<Row | undefined> {
+async function replay(db: Db, { tenantId, key, requestHash, internalNumber }: Ask): Promise<ReadRow | undefined> {
   const sameKey = await byKey(db, tenantId, key);
   if (sameKey) {
-    if (sameKey.request_hash !== requestHash) {
+    if (!requestHash.equals(sameKey.request_hash)) {
       throw conflict(
         'Ecf.IdempotencyKeyReused',
         `The Idempotency-Key was already used with a different body (it issued ${sameKey.encf}); use a new key for a new e-CF.`,
@@ -112,7 +115,8 @@ function fingerprint(doc: NormalizedDocument, montoTotal: string): string {
 interface Ask {
   readonly tenantId: string;
   readonly key: string;
-  readonly requestHash: string;
+  /** SHA-256 of the canonical body: 32 raw bytes, as `ecf.request_hash` keeps it (migration 0020). */
+  readonly requestHash: Buffer;
   readonly internalNumber: string | null;
   readonly payload: unknown;
   readonly environment: Environment | undefined;
@@ -188,7 +192,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
   const ask: Ask = {
     tenantId,
     key,
-    requestHash: sha256Hex(stableStringify(request.payload)),
+    requestHash: createHash('sha256').update(stableStringify(request.payload)).digest(),
     internalNumber: internalNumberOf(request.payload),
     payload: request.payload,
     environment: request.environment,
@@ -231,7 +235,7 @@ interface IssueReads {
 }
 
 /** Every read before the transaction, together (see readTogether). */
-function readForIssue(engine: Engine, ask: Ask): Promise<{ known: Row } | IssueReads> {
+function readForIssue(engine: Engine, ask: Ask): Promise<{ known: ReadRow } | IssueReads> {
   return readTogether(engine.db, async (db) => {
     const known = await replay(db, ask);
     if (known) return { known };
@@ -346,6 +350,10 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   const { tenantId } = ask;
   const { doc, now } = p;
   const { signed, xml, rfce } = await staged.signing;
+  const storedXml = await documents.store(tx, xml);
+  const storedRfce = rfce ? await documents.store(tx, rfce) : null;
+  // The digest and the QR URL are kept only where the document row or the frozen formula cannot give them back (migration 0020).
+  const keptDigest = storedXml.sha256?.toString('hex') === signed.xmlSha256 ? storedXml.sha256 : null;
   const row: Row = {
     id: staged.id,
     tenant_id: tenantId,
@@ -358,7 +366,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     issued_at: now.toISOString(),
     signed_at: now.toISOString(),
     security_code: signed.securityCode,
-    qr_url: signed.qrUrl,
+    qr_url: '',
     submits_rfce: signed.rfceXml ? 1 : 0,
     internal_number: ask.internalNumber,
     tolerance_warning: p.toleranceWarning,
@@ -368,7 +376,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     buyer_rnc: doc.command.buyer?.rnc ?? null,
     buyer_name: doc.command.buyer?.name ?? null,
     buyer_name_key: doc.command.buyer?.name ? searchKey(doc.command.buyer.name) : null,
-    document_hash: signed.xmlSha256,
+    document_hash: keptDigest ? '' : signed.xmlSha256,
     idempotency_key: ask.key,
     request_hash: ask.requestHash,
     fingerprint: '',
@@ -377,10 +385,9 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     retry: null,
     updated_at: null,
   };
+  row.qr_url = qrUrlToStore({ ...row, issuer_rnc: p.tenant.rnc }, signed.qrUrl);
   await insertRow(tx, 'ecf', row);
   await insertRow(tx, 'ecf_fingerprints', { tenant_id: tenantId, fingerprint: p.print, issued_at: row.issued_at, ecf_id: row.id });
-  const storedXml = await documents.store(tx, xml);
-  const storedRfce = rfce ? await documents.store(tx, rfce) : null;
   await insertRow(tx, 'ecf_documents', {
     ecf_id: row.id,
     xml: storedXml.blob,
@@ -393,7 +400,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     await noteMonthlyEmission(tx, now, tenantId, p.monthlyCap);
     if (p.tenant.organization_id) await noteOrganizationUsage(tx, now, p.tenant.organization_id);
   }
-  const view = ecfView(row);
+  const view = ecfView({ ...row, issuer_rnc: p.tenant.rnc, xml_sha256: keptDigest });
   if (previous) {
     await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
   }

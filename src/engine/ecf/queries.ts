@@ -8,7 +8,7 @@ import { isUuid } from '../ids.js';
 import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';
 import { DateString, Decimal, EnvironmentSchema, Integer } from '../schema-types.js';
 import { check } from '../validation.js';
-import { EcfStatusSchema, ecfView, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
+import { EcfStatusSchema, ecfView, selectEcfRows, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
 import { keptCount } from './list-counts.js';
@@ -17,7 +17,7 @@ import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 
 export async function getEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const row = isUuid(id)
-    ? await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+    ? await selectEcfRows(engine.db).where('ecf.tenant_id', '=', tenantId).where('ecf.id', '=', id).executeTakeFirst()
     : undefined;
   if (!row) throw notFound('Ecf');
   return ecfView(row);
@@ -26,12 +26,10 @@ export async function getEcf(engine: Engine, tenantId: string, id: string): Prom
 /** By id, or by e-NCF (for people: `ecf show E310000000001`); the newest environment wins a tie. */
 export async function findEcf(engine: Engine, tenantId: string, idOrEncf: string): Promise<EcfView> {
   if (isUuid(idOrEncf)) return getEcf(engine, tenantId, idOrEncf);
-  const row = await engine.db
-    .selectFrom('ecf')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('encf', '=', idOrEncf)
-    .orderBy('issued_at', 'desc')
+  const row = await selectEcfRows(engine.db)
+    .where('ecf.tenant_id', '=', tenantId)
+    .where('ecf.encf', '=', idOrEncf)
+    .orderBy('ecf.issued_at', 'desc')
     .executeTakeFirst();
   if (!row) throw notFound('Ecf');
   return ecfView(row);

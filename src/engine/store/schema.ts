@@ -147,6 +147,7 @@ export interface EcfTable {
   issued_at: string;
   signed_at: string;
   security_code: string;
+  /** Empty when signing/row-qr.ts gives the URL back from the row (migration 0020); read it with qrUrlOf. */
   qr_url: string;
   submits_rfce: number;
   internal_number: string | null;
@@ -158,9 +159,11 @@ export interface EcfTable {
   buyer_name: string | null;
   /** searchKey(buyer_name): what a search by name compares (migration 0006). */
   buyer_name_key: string | null;
+  /** Hex SHA-256 of the signed XML; empty when ecf_documents.xml_sha256 holds it (migration 0020): read it with documentHashOf. */
   document_hash: string;
   idempotency_key: string;
-  request_hash: string;
+  /** Raw SHA-256 (32 bytes) of the request's canonical body (hex text before migration 0020). */
+  request_hash: Buffer;
   /** Empty since migration 0018: duplicate detection reads `ecf_fingerprints`. */
   fingerprint: string;
   sequence_range_id: string | null;
@@ -199,8 +202,8 @@ export interface DocumentCertificatesTable {
   certificate: Buffer;
 }
 
+/** Keyed by (ecf_id, attempt) since migration 0020, which dropped the unshown UUID `id`. */
 export interface EcfAttemptsTable {
-  id: string;
   ecf_id: string;
   attempt: number;
   outcome: string;
@@ -210,7 +213,8 @@ export interface EcfAttemptsTable {
   sequence_used: number | null;
   messages: string;
   retry_decision: string | null;
-  xml_sha256: string;
+  /** Raw SHA-256 of the bytes sent; null when they were the e-CF's signed XML (always, since migration 0020). */
+  xml_sha256: Buffer | null;
   recorded_at: string;
 }
 

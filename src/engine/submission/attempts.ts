@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { notFound } from '../errors.js';
-import { isUuid, newId } from '../ids.js';
+import { isUuid } from '../ids.js';
+import { documentHashOf } from '../ecf/views.js';
 import type { Tx } from '../store/database.js';
 import type { Outcome } from './rules.js';
 
@@ -30,7 +31,6 @@ export interface AttemptInput {
   readonly sequenceUsed?: boolean | null;
   readonly messages: readonly { code: number; value: string }[];
   readonly retryDecision?: string | null;
-  readonly xmlSha256: string;
 }
 
 export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise<number> {
@@ -43,7 +43,6 @@ export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise
   await tx
     .insertInto('ecf_attempts')
     .values({
-      id: newId(),
       ecf_id: a.ecfId,
       attempt,
       outcome: a.outcome,
@@ -53,7 +52,8 @@ export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise
       sequence_used: a.sequenceUsed === null || a.sequenceUsed === undefined ? null : a.sequenceUsed ? 1 : 0,
       messages: JSON.stringify(a.messages),
       retry_decision: a.retryDecision ?? null,
-      xml_sha256: a.xmlSha256,
+      // What is sent is always the e-CF's stored XML: its digest is read from there (migration 0020).
+      xml_sha256: null,
       recorded_at: now.toISOString(),
     })
     .execute();
@@ -63,9 +63,16 @@ export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise
 /** GET /ecf/{id}/attempts: every cycle, oldest first, including those before a resend. */
 export async function listAttempts(engine: Engine, tenantId: string, ecfId: string): Promise<AttemptView[]> {
   const ecf = isUuid(ecfId)
-    ? await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('id', '=', ecfId).executeTakeFirst()
+    ? await engine.db
+        .selectFrom('ecf')
+        .leftJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+        .select(['ecf.id', 'ecf.document_hash', 'ecf_documents.xml_sha256'])
+        .where('ecf.tenant_id', '=', tenantId)
+        .where('ecf.id', '=', ecfId)
+        .executeTakeFirst()
     : undefined;
   if (!ecf) throw notFound('Ecf');
+  const sent = documentHashOf(ecf);
   const rows = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_id', '=', ecfId).orderBy('attempt').execute();
   return rows.map((r) => ({
     attempt: r.attempt,
@@ -76,7 +83,7 @@ export async function listAttempts(engine: Engine, tenantId: string, ecfId: stri
     ...(r.sequence_used !== null && { sequenceUsed: r.sequence_used === 1 }),
     messages: JSON.parse(r.messages) as { code: number; value: string }[],
     ...(r.retry_decision !== null && { retryDecision: r.retry_decision }),
-    xmlSha256: r.xml_sha256,
+    xmlSha256: r.xml_sha256 ? r.xml_sha256.toString('hex') : sent,
     recordedAt: toDominicanIso(r.recorded_at),
   }));
 }

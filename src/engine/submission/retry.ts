@@ -2,7 +2,7 @@ import type { Engine } from '../engine.js';
 import { conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { inTransaction } from '../store/database.js';
-import { ecfView, type EcfView } from '../ecf/views.js';
+import { ecfView, selectEcfRows, taxauthOf, type EcfView } from '../ecf/views.js';
 import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
 import { logStateChange } from '../log/state-change.js';
@@ -16,9 +16,9 @@ import { logStateChange } from '../log/state-change.js';
 export async function retryEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const now = engine.clock.now();
   return inTransaction(engine.db, async (tx) => {
-    const row = isUuid(id) ? await tx.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst() : undefined;
+    const row = isUuid(id) ? await selectEcfRows(tx).where('ecf.tenant_id', '=', tenantId).where('ecf.id', '=', id).executeTakeFirst() : undefined;
     if (!row) throw notFound('Ecf');
-    const taxauth = row.taxauth ? (JSON.parse(row.taxauth) as { sequenceUsed?: boolean }) : {};
+    const taxauth = taxauthOf(row.taxauth) ?? {};
     if (row.status === 'rejected' && taxauth.sequenceUsed !== false) {
       throw conflict('Ecf.SequenceConsumed', `The authority consumed ${row.encf} with this rejection; issue a new e-CF.`);
     }

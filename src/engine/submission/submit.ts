@@ -1,12 +1,10 @@
-import type { Selectable } from 'kysely';
 import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
-import { ecfView } from '../ecf/views.js';
+import { ecfView, selectEcfRows, taxauthOf as readTaxauth, taxauthToStore, type EcfRow } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
 import { afterCommit, inTransaction, type Tx } from '../store/database.js';
-import type { EcfTable } from '../store/schema.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { laneOf, taxauthGroup } from '../work/lanes.js';
@@ -61,7 +59,7 @@ export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: 
 /** One token cache per process; tokens never leave the engine. */
 export const tokens = defaultTokenCache;
 
-type Row = Selectable<EcfTable>;
+type Row = EcfRow;
 interface Verdict {
   readonly code: number;
   readonly status: string;
@@ -128,7 +126,7 @@ async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event:
 /** The fields of every submission log line: whose, which e-NCF, which claim of the work. */
 const submissionFields = (row: Row, item: WorkItem) => ({ tenantId: row.tenant_id, ecfId: row.id, encf: row.encf, attempt: item.attempts, environment: row.environment });
 
-const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth) as Taxauth) : {});
+const taxauthOf = (row: Row): Taxauth => readTaxauth(row.taxauth) ?? {};
 
 /**
  * The work handler of `ecf.submit`: sends the stored signed bytes (the RFCE
@@ -139,7 +137,7 @@ const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth)
  * its attempt row, events and the next step of the work item, in one.
  */
 export async function submitHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
-  const row = await engine.db.selectFrom('ecf').selectAll().where('id', '=', item.ref!).executeTakeFirst();
+  const row = await selectEcfRows(engine.db).where('ecf.id', '=', item.ref!).executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
   // The signed bytes (kilobytes) are read only for a send, never for a status query.
   // Decompressed and checked against the kept SHA-256: a damaged document is never sent.
@@ -148,7 +146,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
     const stored = { id: row.id, encf: row.encf, document_hash: row.document_hash, ...doc };
     return column === 'xml' ? readEcfXml(engine.documents, engine.db, stored) : (await readRfceXml(engine.documents, engine.db, stored))!;
   };
-  const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
+  const tenant = { rnc: row.issuer_rnc };
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;
   const client = await engine.taxauth.client(environment);
@@ -205,7 +203,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       const now = engine.clock.now();
       await inTransaction(engine.db, async (tx) => {
         const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
-        await update(tx, now, row, { taxauth: JSON.stringify(t) }, 'ecf.submitted', { engine, item });
+        await update(tx, now, row, { taxauth: taxauthToStore(t) }, 'ecf.submitted', { engine, item });
         await rescheduleOrRollBack(tx, now, item, owner, {
           dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
           payload: { phase: 'poll', trackId, polls: 0, ...carried(state) },
@@ -227,10 +225,10 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
       await inTransaction(engine.db, async (tx) => {
         await recordAttempt(tx, now, {
           ecfId: row.id, outcome: 'review', trackId: state.trackId, statusCode: null, statusText: result.status,
-          sequenceUsed: result.sequenceUsed, messages: result.messages, xmlSha256: row.document_hash,
+          sequenceUsed: result.sequenceUsed, messages: result.messages,
         });
         const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
-        await update(tx, now, row, { status: 'review', taxauth: JSON.stringify(t) }, 'ecf.review', { engine, item });
+        await update(tx, now, row, { status: 'review', taxauth: taxauthToStore(t) }, 'ecf.review', { engine, item });
         await completeOrRollBack(tx, item, owner);
       });
       return RECORDED;
@@ -285,7 +283,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
     const count = retry?.count ?? 0;
     const base = {
       ecfId: row.id, trackId: v.trackId, statusCode: v.code, statusText: v.status || STATUS_TEXT[v.code],
-      sequenceUsed: v.sequenceUsed, messages: v.messages, xmlSha256: row.document_hash,
+      sequenceUsed: v.sequenceUsed, messages: v.messages,
     };
     const taxauth: Taxauth = {
       ...taxauthOf(row),
@@ -302,7 +300,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       const nextAttemptAt = new Date(now.getTime() + RESEND_DELAY_MS);
       await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
       const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
-      await update(tx, now, row, { taxauth: JSON.stringify(taxauth), retry: r }, null, { engine, item });
+      await update(tx, now, row, { taxauth: taxauthToStore(taxauth), retry: r }, null, { engine, item });
       afterCommit(tx, () =>
         engine.log.info({ ...submissionFields(row, item), code: transient.code, resend: count + 1, of: max, nextAttemptAt: nextAttemptAt.toISOString() }, `e-CF ${row.encf}: transient rejection ${transient.code}, the same XML is sent again`),
       );
@@ -312,7 +310,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
     await recordAttempt(tx, now, { ...base, outcome, retryDecision: transient ? 'exhausted' : null });
     const r = retry ? JSON.stringify({ ...retry, max, nextAttemptAt: null }) : row.retry;
-    await update(tx, now, row, { status: outcome, taxauth: JSON.stringify(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item });
+    await update(tx, now, row, { status: outcome, taxauth: taxauthToStore(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item });
     await completeOrRollBack(tx, item, owner);
   });
 }
@@ -351,9 +349,9 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
     return RECORDED;
   }
   await inTransaction(engine.db, async (tx) => {
-    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message], xmlSha256: row.document_hash });
+    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message] });
     const t = { ...taxauthOf(row), messages: [message] };
-    await update(tx, now, row, { status: 'failed', taxauth: JSON.stringify(t) }, 'ecf.failed', { engine, item });
+    await update(tx, now, row, { status: 'failed', taxauth: taxauthToStore(t) }, 'ecf.failed', { engine, item });
     await completeOrRollBack(tx, item, owner);
   });
   return RECORDED;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { documentHashOf } from '../../../src/engine/ecf/views.js';
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -122,7 +123,7 @@ async function signedDocuments(engine: Engine, at: Date): Promise<number> {
   const read = (blob: Buffer, digest: Buffer | string | null, table: string, id: string) => engine.documents.read(engine.db, blob, digest, { table, id });
   const ecf = await engine.db.selectFrom('ecf').innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id').select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256']).execute();
   for (const e of ecf) {
-    check(`e-CF ${e.encf}`, await read(e.xml, e.xml_sha256 ?? e.document_hash, 'ecf_documents', e.id), e.document_hash);
+    check(`e-CF ${e.encf}`, await read(e.xml, e.xml_sha256 ?? e.document_hash, 'ecf_documents', e.id), documentHashOf(e));
     if (e.rfce_xml) check(`RFCE of ${e.encf}`, await read(e.rfce_xml, e.rfce_sha256, 'ecf_documents', e.id));
   }
   for (const r of await engine.db.selectFrom('received_ecf').select(['id', 'encf', 'xml', 'xml_sha256', 'arecf_xml', 'arecf_sha256']).execute()) {

@@ -18,7 +18,7 @@ const MIN = 60_000;
 async function verdict(engine: Engine, tenantId: string, outcome: 'accepted' | 'rejected', retryDecision: string | null = null) {
   const { ecf } = await issue(engine, tenantId);
   await inTransaction(engine.db, (tx) =>
-    recordAttempt(tx, engine.clock.now(), { ecfId: ecf.id, outcome, statusCode: outcome === 'accepted' ? 1 : 2, messages: [], retryDecision, xmlSha256: ecf.documentHash }),
+    recordAttempt(tx, engine.clock.now(), { ecfId: ecf.id, outcome, statusCode: outcome === 'accepted' ? 1 : 2, messages: [], retryDecision }),
   );
   return ecf;
 }

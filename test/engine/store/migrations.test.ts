@@ -55,7 +55,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   ecf_documents: { ecf_id: true, xml: true, rfce_xml: true, xml_sha256: true, rfce_sha256: true },
   document_certificates: { id: true, sha256: true, certificate: true },
   ecf_attempts: {
-    id: true, ecf_id: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
+    ecf_id: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
     sequence_used: true, messages: true, retry_decision: true, xml_sha256: true, recorded_at: true,
   },
   platform_state: { key: true, value: true, updated_at: true },
