@@ -37,6 +37,8 @@ export interface Generated {
 export interface RowsOptions {
   readonly rows: number;
   readonly tenantId: string;
+  /** The tenant's store key (tenants.store_key), which `ecf` carries instead of its id (migration 0020). */
+  readonly tenantKey: number;
   readonly rnc: string;
   readonly qrBase: string;
   readonly rangeId: string;
@@ -95,7 +97,7 @@ export function rowMaker(o: RowsOptions) {
       : null;
     const ecf = {
       id,
-      tenant_id: o.tenantId,
+      tenant_key: o.tenantKey,
       environment,
       type,
       encf,

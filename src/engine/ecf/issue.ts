@@ -30,7 +30,7 @@ import type { DocumentStore, PreparedDocument } from '../store/documents/index.j
 import type { Environment } from '../schema-types.js';
 import { emitterProfileIn } from '../tenants/emitter-profile.js';
 import type { EmitterProfileView } from '../tenants/schemas.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
 import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';
@@ -65,15 +65,15 @@ type Row = Selectable<EcfTable>;
 /** Longest Idempotency-Key accepted (after trimming); every key the CLI and folder watch build fits. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
-const byKey_ = prepared((db, p: { tenantId: string; key: string }) =>
-  db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('idempotency_key', '=', p.key),
+const byKey_ = prepared((db, p: { tenantKey: number; key: string }) =>
+  db.selectFrom('ecf').selectAll().where('tenant_key', '=', p.tenantKey).where('idempotency_key', '=', p.key),
 );
-const byInternalNumber_ = prepared((db, p: { tenantId: string; internalNumber: string }) =>
-  db.selectFrom('ecf').selectAll().where('tenant_id', '=', p.tenantId).where('internal_number', '=', p.internalNumber),
+const byInternalNumber_ = prepared((db, p: { tenantKey: number; internalNumber: string }) =>
+  db.selectFrom('ecf').selectAll().where('tenant_key', '=', p.tenantKey).where('internal_number', '=', p.internalNumber),
 );
-const byKey = async (db: Db, tenantId: string, key: string): Promise<Row | undefined> => (await byKey_(db, { tenantId, key }))[0];
+const byKey = async (db: Db, tenantId: string, key: string): Promise<Row | undefined> => (await byKey_(db, { tenantKey: await tenantKey(db, tenantId), key }))[0];
 const byInternalNumber = async (db: Db, tenantId: string, internalNumber: string): Promise<Row | undefined> =>
-  (await byInternalNumber_(db, { tenantId, internalNumber }))[0];
+  (await byInternalNumber_(db, { tenantKey: await tenantKey(db, tenantId), internalNumber }))[0];
 
 /** An e-CF this request already issued, if any: same key (and same body), or same internalNumber. */
 async function replay(db: Db, { tenantId, key, requestHash, internalNumber }: Ask): Promise<Row | undefined> {
@@ -313,7 +313,7 @@ async function stage(tx: Tx, documents: DocumentStore, ask: Ask, p: Prepared, ea
     const a = await allocateIn(tx, now, tenantId, environment, doc.type, p.lowStockFraction);
     numbering = { encf: a.encf, sequenceExpiresOn: a.expiresOn, rangeId: a.rangeId };
   } else {
-    const used = await tx.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
+    const used = await tx.selectFrom('ecf').select('id').where('tenant_key', '=', await tenantKey(tx, tenantId)).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
     if (used) throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
     const annulment = await annulmentOf(tx, tenantId, environment, doc.encf!);
     if (annulment) throw conflict('Ecf.EncfAnnulled', `The e-NCF ${doc.encf} was annulled (annulment ${annulment}); an annulled number can never be used.`);
@@ -348,7 +348,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   const { signed, xml, rfce } = await staged.signing;
   const row: Row = {
     id: staged.id,
-    tenant_id: tenantId,
+    tenant_key: await tenantKey(tx, tenantId),
     environment: p.environment,
     type: doc.type,
     encf: numbering.encf,

@@ -5,6 +5,7 @@ import { getSetting } from '../settings/settings.js';
 import { check } from '../validation.js';
 import { LayoutSchema, type Layout } from '../settings/layouts.js';
 import { readEcfXml } from '../store/documents/index.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 export interface Representation {
   readonly ecfId: string;
@@ -36,7 +37,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
         .selectFrom('ecf')
         .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
         .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf.qr_url', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
-        .where('ecf.tenant_id', '=', tenantId)
+        .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('ecf.id', '=', id)
         .executeTakeFirst()
     : undefined;

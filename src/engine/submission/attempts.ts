@@ -5,6 +5,7 @@ import { notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import type { Tx } from '../store/database.js';
 import type { Outcome } from './rules.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /** One submission cycle, as the contract's attempt record. */
 export const AttemptView = Type.Object({
@@ -63,7 +64,7 @@ export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise
 /** GET /ecf/{id}/attempts: every cycle, oldest first, including those before a resend. */
 export async function listAttempts(engine: Engine, tenantId: string, ecfId: string): Promise<AttemptView[]> {
   const ecf = isUuid(ecfId)
-    ? await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('id', '=', ecfId).executeTakeFirst()
+    ? await engine.db.selectFrom('ecf').select('id').where('tenant_key', '=', await tenantKey(engine.db, tenantId)).where('id', '=', ecfId).executeTakeFirst()
     : undefined;
   if (!ecf) throw notFound('Ecf');
   const rows = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_id', '=', ecfId).orderBy('attempt').execute();

@@ -6,6 +6,7 @@ import { ecfView, type EcfView } from '../ecf/views.js';
 import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
 import { logStateChange } from '../log/state-change.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /**
  * POST /ecf/{id}/retry: re-queues the same signed XML for an e-CF in
@@ -16,7 +17,7 @@ import { logStateChange } from '../log/state-change.js';
 export async function retryEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const now = engine.clock.now();
   return inTransaction(engine.db, async (tx) => {
-    const row = isUuid(id) ? await tx.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst() : undefined;
+    const row = isUuid(id) ? await tx.selectFrom('ecf').selectAll().where('tenant_key', '=', await tenantKey(tx, tenantId)).where('id', '=', id).executeTakeFirst() : undefined;
     if (!row) throw notFound('Ecf');
     const taxauth = row.taxauth ? (JSON.parse(row.taxauth) as { sequenceUsed?: boolean }) : {};
     if (row.status === 'rejected' && taxauth.sequenceUsed !== false) {

@@ -61,7 +61,8 @@ export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: 
 /** One token cache per process; tokens never leave the engine. */
 export const tokens = defaultTokenCache;
 
-type Row = Selectable<EcfTable>;
+/** The e-CF as submission reads it: with its tenant's id and RNC, from the tenant its key names. */
+type Row = Selectable<EcfTable> & { tenant_id: string; tenant_rnc: string };
 interface Verdict {
   readonly code: number;
   readonly status: string;
@@ -139,7 +140,13 @@ const taxauthOf = (row: Row): Taxauth => (row.taxauth ? (JSON.parse(row.taxauth)
  * its attempt row, events and the next step of the work item, in one.
  */
 export async function submitHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
-  const row = await engine.db.selectFrom('ecf').selectAll().where('id', '=', item.ref!).executeTakeFirst();
+  const row = await engine.db
+    .selectFrom('ecf')
+    .innerJoin('tenants', 'tenants.store_key', 'ecf.tenant_key')
+    .selectAll('ecf')
+    .select(['tenants.id as tenant_id', 'tenants.rnc as tenant_rnc'])
+    .where('ecf.id', '=', item.ref!)
+    .executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
   // The signed bytes (kilobytes) are read only for a send, never for a status query.
   // Decompressed and checked against the kept SHA-256: a damaged document is never sent.
@@ -148,7 +155,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
     const stored = { id: row.id, encf: row.encf, document_hash: row.document_hash, ...doc };
     return column === 'xml' ? readEcfXml(engine.documents, engine.db, stored) : (await readRfceXml(engine.documents, engine.db, stored))!;
   };
-  const tenant = await engine.db.selectFrom('tenants').select('rnc').where('id', '=', row.tenant_id).executeTakeFirstOrThrow();
+  const tenant = { rnc: row.tenant_rnc };
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;
   const client = await engine.taxauth.client(environment);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
@@ -34,7 +35,11 @@ export async function createTenant(engine: Engine, input: unknown): Promise<Tena
       created_at: engine.clock.now().toISOString(),
       updated_at: null,
     };
-    await tx.insertInto('tenants').values(row).execute();
+    // The next store key (ecf.tenant_key): tenants are never deleted, so max + 1 is never a key used before.
+    await tx
+      .insertInto('tenants')
+      .values({ ...row, store_key: sql<number>`(select coalesce(max(store_key), 0) + 1 from tenants)` })
+      .execute();
     if (organizationId) await noteOrganizationUsage(tx, engine.clock.now(), organizationId);
     return tenantView(row);
   });

@@ -20,7 +20,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   organization_members: { id: true, organization_id: true, name: true, email: true, role: true, created_at: true },
   tenants: {
     id: true, organization_id: true, rnc: true, legal_name: true, trade_name: true, default_environment: true,
-    created_at: true, updated_at: true,
+    created_at: true, updated_at: true, store_key: true,
   },
   emitter_profiles: {
     id: true, tenant_id: true, address: true, municipality: true, province: true, phones: true, email: true,
@@ -46,7 +46,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     expires_on: true, active: true, created_at: true, annulled_ahead: true, unverified_since: true,
   },
   ecf: {
-    id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
+    id: true, tenant_key: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
     issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
     internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
     monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,

@@ -18,6 +18,7 @@ import * as rangesHeldAfterRestore from './0016-ranges-held-after-restore.js';
 import * as compressedDocuments from './0017-compressed-documents.js';
 import * as ecfRows from './0018-ecf-rows.js';
 import * as retention from './0019-retention.js';
+import * as tenantKey from './0020-tenant-key.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017-compressed-documents': compressedDocuments,
   '0018-ecf-rows': ecfRows,
   '0019-retention': retention,
+  '0020-tenant-key': tenantKey,
 };
