@@ -74,4 +74,11 @@ describe('the tenant key of ecf', () => {
     const next = await createTenant(engine, { rnc: nextRnc(), legalName: 'Siguiente SRL' });
     expect(await tenantKey(engine.db, next.id)).toBe(keys[2]! + 1);
   });
+
+  it('gives tenants created at the same moment distinct keys', async () => {
+    const engine = await testEngine();
+    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => createTenant(engine, { rnc: nextRnc(), legalName: `A la vez ${i} SRL` })));
+    const keys = await Promise.all(created.map((t) => tenantKey(engine.db, t.id)));
+    expect(new Set(keys).size).toBe(8);
+  });
 });
