@@ -49,16 +49,22 @@ export const NO_TENANT_KEY = -1;
  */
 export async function tenantKey(db: Db, tenantId: string): Promise<number> {
   const adapter = db.getExecutor().adapter;
-  const known = storeKeys.get(adapter)?.get(tenantId);
+  const known = storeKeys.get(adapter)?.get(tenantId) ?? (db.isTransaction ? readInTransaction.get(db)?.get(tenantId) : undefined);
   if (known !== undefined) return known;
   const row = isUuid(tenantId) ? (await storeKeyById(db, { id: tenantId }))[0] : undefined;
   if (!row) return NO_TENANT_KEY;
-  const remember = () => {
-    let keys = storeKeys.get(adapter);
-    if (!keys) storeKeys.set(adapter, (keys = new Map()));
+  const remember = (where: WeakMap<object, Map<string, number>>, of: object) => {
+    let keys = where.get(of);
+    if (!keys) where.set(of, (keys = new Map()));
     keys.set(tenantId, row.store_key);
   };
-  if (db.isTransaction) afterCommit(db, remember);
-  else remember();
+  if (db.isTransaction) {
+    // A transaction that reads it in a loop (an annulment's thousands of ranges) reads it once.
+    remember(readInTransaction, db);
+    afterCommit(db, () => remember(storeKeys, adapter));
+  } else remember(storeKeys, adapter);
   return row.store_key;
 }
+
+/** Keys read inside a transaction not yet committed, for that transaction only. */
+const readInTransaction = new WeakMap<object, Map<string, number>>();
