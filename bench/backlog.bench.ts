@@ -84,7 +84,7 @@ try {
   const check = await modules.openEngine({ dataDir });
   let left = BACKLOG;
   while (left > 0) {
-    const row = await check.db.selectFrom('ecf').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', a.tenantId).where('status', 'not in', [...FINAL]).executeTakeFirstOrThrow();
+    const row = await check.db.selectFrom('ecf').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', a.tenantId)).where('status', 'not in', [...FINAL]).executeTakeFirstOrThrow();
     left = Number(row.n);
     if (left > 0) await new Promise((resolve) => setTimeout(resolve, 250));
   }

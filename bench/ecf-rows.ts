@@ -37,6 +37,8 @@ export interface Generated {
 export interface RowsOptions {
   readonly rows: number;
   readonly tenantId: string;
+  /** The tenant's store key (tenants.store_key), which `ecf` carries instead of its id (migration 0021). */
+  readonly tenantKey: number;
   readonly rnc: string;
   /** Whether the bench stores the documents: the row then leaves its digest to ecf_documents.xml_sha256, as the engine does. */
   readonly documents: boolean;
@@ -96,7 +98,7 @@ export function rowMaker(o: RowsOptions) {
       : null;
     const ecf = {
       id,
-      tenant_id: o.tenantId,
+      tenant_key: o.tenantKey,
       environment,
       type,
       encf,

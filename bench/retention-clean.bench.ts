@@ -38,7 +38,7 @@ await setup.close();
 const raw = new SQLite(join(dataDir, DATABASE_FILE));
 const stamp = (ms: number) => new Date(ms).toISOString();
 const now = Date.now();
-raw.prepare(`insert into tenants (id, rnc, legal_name, default_environment, created_at) values (?, '131234567', 'Bench SRL', 'test', ?)`).run(tenantId, stamp(now));
+raw.prepare(`insert into tenants (id, rnc, legal_name, default_environment, created_at, store_key) values (?, '131234567', 'Bench SRL', 'test', ?, 1)`).run(tenantId, stamp(now));
 raw
   .prepare(`insert into webhook_endpoints (id, tenant_id, url, events, enabled, consecutive_failures, secret_store, secret_ref, created_at) values (?, ?, 'https://erp.example/hooks', '["*"]', 1, 0, 'file', 'bench', ?)`)
   .run(endpointId, tenantId, stamp(now));

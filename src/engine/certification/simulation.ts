@@ -27,6 +27,7 @@ import {
 } from './simulation-slots.js';
 import { uploadFileName } from './rules.js';
 import { readEcfXml } from '../store/documents/index.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /**
  * Paso 4, "Pruebas de Simulación e-CF" (CERTIFICATION.md §1.2, §2.6, §2.7):
@@ -146,7 +147,7 @@ async function roundDocuments(engine: Engine, tenantId: string, round: number): 
   const rows = await engine.db
     .selectFrom('ecf')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
+    .where('tenant_key', '=', await tenantKey(engine.db, tenantId))
     .where('environment', '=', SIMULATION_ENVIRONMENT)
     .where('idempotency_key', 'like', `${KEY_PREFIX}:r${round}:%`)
     .execute();
@@ -295,7 +296,7 @@ async function ensureRanges(engine: Engine, tenantId: string, types: ReadonlySet
     const issued = await engine.db
       .selectFrom('ecf')
       .select((eb) => eb.fn.max('encf').as('encf'))
-      .where('tenant_id', '=', tenantId)
+      .where('tenant_key', '=', await tenantKey(engine.db, tenantId))
       .where('environment', '=', SIMULATION_ENVIRONMENT)
       .where('type', '=', type)
       .executeTakeFirst();
@@ -380,7 +381,7 @@ async function driveToVerdicts(
 }
 
 async function reload(engine: Engine, tenantId: string, row: EcfRow): Promise<EcfRow> {
-  return (await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', row.id).executeTakeFirst()) ?? row;
+  return (await engine.db.selectFrom('ecf').selectAll().where('tenant_key', '=', await tenantKey(engine.db, tenantId)).where('id', '=', row.id).executeTakeFirst()) ?? row;
 }
 
 export async function runSimulation(engine: Engine, tenantId: string, options: SimulationOptions = {}): Promise<SimulationReport> {
@@ -429,7 +430,7 @@ export async function runSimulation(engine: Engine, tenantId: string, options: S
       const wrapped = e instanceof ValidationError ? new ValidationError(e.errors, `${what}: ${e.message}`) : new EngineError(e.kind, e.code, `${what}: ${e.message}`);
       throw wrapped;
     });
-    const row = await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).where('id', '=', ecf.id).executeTakeFirstOrThrow();
+    const row = await engine.db.selectFrom('ecf').selectAll().where('tenant_key', '=', await tenantKey(engine.db, tenantId)).where('id', '=', ecf.id).executeTakeFirstOrThrow();
     p.rows = [...p.rows, row];
     p.issuedNow.add(row.id);
     tell(`issued ${ecf.encf} (${p.slot.label}, ${p.position}/${p.slot.quota})`);
@@ -600,7 +601,7 @@ export async function acceptedSimulationDocuments(engine: Engine, tenantId: stri
   const rows = await engine.db
     .selectFrom('ecf')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
+    .where('tenant_key', '=', await tenantKey(engine.db, tenantId))
     .where('environment', '=', SIMULATION_ENVIRONMENT)
     .where('idempotency_key', 'like', `${KEY_PREFIX}:r%`)
     .where('status', 'in', [...COUNTS])

@@ -31,7 +31,7 @@ import type { DocumentStore, PreparedDocument } from '../store/documents/index.j
 import type { Environment } from '../schema-types.js';
 import { emitterProfileIn } from '../tenants/emitter-profile.js';
 import type { EmitterProfileView } from '../tenants/schemas.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { sha256Hex, stableStringify } from './canonical-json.js';
 import { searchKey } from './search-key.js';
 import { contingencyState } from '../submission/contingency.js';
@@ -68,15 +68,15 @@ type ReadRow = EcfRow;
 /** Longest Idempotency-Key accepted (after trimming); every key the CLI and folder watch build fits. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
-const byKey_ = prepared((db, p: { tenantId: string; key: string }) =>
-  selectEcfRows(db).where('ecf.tenant_id', '=', p.tenantId).where('ecf.idempotency_key', '=', p.key),
+const byKey_ = prepared((db, p: { tenantKey: number; key: string }) =>
+  selectEcfRows(db).where('ecf.tenant_key', '=', p.tenantKey).where('ecf.idempotency_key', '=', p.key),
 );
-const byInternalNumber_ = prepared((db, p: { tenantId: string; internalNumber: string }) =>
-  selectEcfRows(db).where('ecf.tenant_id', '=', p.tenantId).where('ecf.internal_number', '=', p.internalNumber),
+const byInternalNumber_ = prepared((db, p: { tenantKey: number; internalNumber: string }) =>
+  selectEcfRows(db).where('ecf.tenant_key', '=', p.tenantKey).where('ecf.internal_number', '=', p.internalNumber),
 );
-const byKey = async (db: Db, tenantId: string, key: string): Promise<ReadRow | undefined> => (await byKey_(db, { tenantId, key }))[0];
+const byKey = async (db: Db, tenantId: string, key: string): Promise<ReadRow | undefined> => (await byKey_(db, { tenantKey: await tenantKey(db, tenantId), key }))[0];
 const byInternalNumber = async (db: Db, tenantId: string, internalNumber: string): Promise<ReadRow | undefined> =>
-  (await byInternalNumber_(db, { tenantId, internalNumber }))[0];
+  (await byInternalNumber_(db, { tenantKey: await tenantKey(db, tenantId), internalNumber }))[0];
 
 /** An e-CF this request already issued, if any: same key (and same body), or same internalNumber. */
 async function replay(db: Db, { tenantId, key, requestHash, internalNumber }: Ask): Promise<ReadRow | undefined> {
@@ -317,7 +317,7 @@ async function stage(tx: Tx, documents: DocumentStore, ask: Ask, p: Prepared, ea
     const a = await allocateIn(tx, now, tenantId, environment, doc.type, p.lowStockFraction);
     numbering = { encf: a.encf, sequenceExpiresOn: a.expiresOn, rangeId: a.rangeId };
   } else {
-    const used = await tx.selectFrom('ecf').select('id').where('tenant_id', '=', tenantId).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
+    const used = await tx.selectFrom('ecf').select('id').where('tenant_key', '=', await tenantKey(tx, tenantId)).where('environment', '=', environment).where('encf', '=', doc.encf!).executeTakeFirst();
     if (used) throw conflict('Ecf.EncfAlreadyUsed', `The e-NCF ${doc.encf} was already used by this tenant in ${environment}.`);
     const annulment = await annulmentOf(tx, tenantId, environment, doc.encf!);
     if (annulment) throw conflict('Ecf.EncfAnnulled', `The e-NCF ${doc.encf} was annulled (annulment ${annulment}); an annulled number can never be used.`);
@@ -356,7 +356,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   const keptDigest = storedXml.sha256?.toString('hex') === signed.xmlSha256 ? storedXml.sha256 : null;
   const row: Row = {
     id: staged.id,
-    tenant_id: tenantId,
+    tenant_key: await tenantKey(tx, tenantId),
     environment: p.environment,
     type: doc.type,
     encf: numbering.encf,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import { amountBand, bandBounds } from './amount-band.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /** The list's filters as the counts read them (amounts in cents). */
 export interface CountedFilters {
@@ -52,7 +53,7 @@ async function amountCount(engine: Engine, tenantId: string, f: CountedFilters):
   const high = f.maxCents === undefined ? undefined : amountBand(f.maxCents);
   /** The e-CF with an amount in [from, to], from the amount index alone. */
   const edge = async (from: number, to: number) => {
-    let qb = engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId).where('monto_total_cents', '>=', from).where('monto_total_cents', '<=', to);
+    let qb = engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)).where('monto_total_cents', '>=', from).where('monto_total_cents', '<=', to);
     if (f.type !== undefined) qb = qb.where('type', '=', f.type);
     if (f.status) qb = qb.where('status', '=', f.status);
     if (f.environment) qb = qb.where('environment', '=', f.environment);

@@ -14,10 +14,11 @@ import { searchKey } from './search-key.js';
 import { keptCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 export async function getEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const row = isUuid(id)
-    ? await selectEcfRows(engine.db).where('ecf.tenant_id', '=', tenantId).where('ecf.id', '=', id).executeTakeFirst()
+    ? await selectEcfRows(engine.db).where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId)).where('ecf.id', '=', id).executeTakeFirst()
     : undefined;
   if (!row) throw notFound('Ecf');
   return ecfView(row);
@@ -27,7 +28,7 @@ export async function getEcf(engine: Engine, tenantId: string, id: string): Prom
 export async function findEcf(engine: Engine, tenantId: string, idOrEncf: string): Promise<EcfView> {
   if (isUuid(idOrEncf)) return getEcf(engine, tenantId, idOrEncf);
   const row = await selectEcfRows(engine.db)
-    .where('ecf.tenant_id', '=', tenantId)
+    .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
     .where('ecf.encf', '=', idOrEncf)
     .orderBy('ecf.issued_at', 'desc')
     .executeTakeFirst();
@@ -42,7 +43,7 @@ export async function ecfXml(engine: Engine, tenantId: string, id: string, rfce 
         .selectFrom('ecf')
         .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
         .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256'])
-        .where('ecf.tenant_id', '=', tenantId)
+        .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('ecf.id', '=', id)
         .executeTakeFirst()
     : undefined;
@@ -116,9 +117,9 @@ function filtered(qb: EcfQuery, q: ListQuery, amountOffIndex = false): EcfQuery 
  * range on its own index, and those indexes also hold the sort columns, so
  * sorting and counting the matches reads no table rows (migration 0011).
  */
-function searchBranches(engine: Engine, tenantId: string, s: string, q: ListQuery) {
+function searchBranches(engine: Engine, tenant: number, s: string, q: ListQuery) {
   const branch = (column: 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key', prefix: string) =>
-    filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
+    filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', tenant).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
       rowKey(engine.db).ref.as('rid'),
       'issued_at',
       'monto_total_cents',
@@ -133,7 +134,7 @@ function searchBranches(engine: Engine, tenantId: string, s: string, q: ListQuer
  * match two branches; deduplicating costs a temporary b-tree of every match.
  */
 async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
-  const branches = searchBranches(engine, tenantId, s, q);
+  const branches = searchBranches(engine, await tenantKey(engine.db, tenantId), s, q);
   const counts = await Promise.all(branches.map((b) => engine.db.selectFrom(b.as('b')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()));
   const matching = branches.filter((_, i) => Number(counts[i]!.n) > 0);
   if (matching.length <= 1) return { hits: matching[0] ?? branches[0]!, count: counts.reduce((sum, c) => sum + Number(c.n), 0) };
@@ -165,7 +166,7 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
     rows = rids.map((rid) => byRid.get(rid)!);
     count = { n: counted };
   } else {
-    const base = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q);
+    const base = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q);
     const counted = {
       type: q.Type === undefined ? undefined : Number(q.Type),
       status: q.Status,
@@ -181,7 +182,7 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
     // every match (seconds at a million e-CF); with many matches, walking the issue-instant index
     // finds a page after a few rows. `+column` keeps a comparison off its index.
     const amountOffIndex = sortColumn === 'issued_at' && (q.MinAmount !== undefined || q.MaxAmount !== undefined) && (kept ?? 0) > MANY_MATCHES;
-    const page = filtered(engine.db.selectFrom('ecf').where('tenant_id', '=', tenantId), q, amountOffIndex);
+    const page = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q, amountOffIndex);
     rows = await page.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(window.offset).execute();
     count = kept === undefined ? await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: kept };
   }

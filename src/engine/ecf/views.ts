@@ -141,7 +141,7 @@ export const selectEcfRows = (db: Kysely<Database>) =>
     .selectFrom('ecf')
     .selectAll('ecf')
     .select((eb) => [
-      eb.selectFrom('tenants').select('tenants.rnc').whereRef('tenants.id', '=', 'ecf.tenant_id').as('issuer_rnc'),
+      eb.selectFrom('tenants').select('tenants.rnc').whereRef('tenants.store_key', '=', 'ecf.tenant_key').as('issuer_rnc'),
       eb.selectFrom('ecf_documents').select('ecf_documents.xml_sha256').whereRef('ecf_documents.ecf_id', '=', 'ecf.id').as('xml_sha256'),
     ])
     // Every e-CF has its tenant (a foreign key).

@@ -6,6 +6,7 @@ import { inTransaction, type Tx } from '../store/database.js';
 import { onceInCluster } from '../store/locking.js';
 import { businessMsBetween, insideBusinessHours, parseBusinessHours } from './business-hours.js';
 import { pauseInForce } from './pause.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /** The contract's limits of the alerts. */
 export const SPIKE_WINDOW_MINUTES = 60;
@@ -31,7 +32,8 @@ async function lastHourVerdicts(engine: Engine, now: Date): Promise<Map<string, 
   const rows = await engine.db
     .selectFrom('ecf_attempts as a')
     .innerJoin('ecf as e', 'e.id', 'a.ecf_id')
-    .select(['e.tenant_id', 'a.ecf_id', 'a.outcome'])
+    .innerJoin('tenants as t', 't.store_key', 'e.tenant_key')
+    .select(['t.id as tenant_id', 'a.ecf_id', 'a.outcome'])
     .where('a.recorded_at', '>', since)
     .where('a.recorded_at', '<=', now.toISOString())
     .where('a.outcome', 'in', ['accepted', 'accepted_conditional', 'rejected'])
@@ -101,7 +103,7 @@ export async function evaluateAlerts(engine: Engine): Promise<EventEnvelope[]> {
     }
     if (thresholdHours !== null) {
       const hours = parseBusinessHours(s['alerts.business_hours'] as string | null);
-      const last = await engine.db.selectFrom('ecf').select('issued_at').where('tenant_id', '=', t.id).orderBy('issued_at', 'desc').limit(1).executeTakeFirst();
+      const last = await engine.db.selectFrom('ecf').select('issued_at').where('tenant_key', '=', await tenantKey(engine.db, t.id)).orderBy('issued_at', 'desc').limit(1).executeTakeFirst();
       if (last && insideBusinessHours(now, hours) && !(await pauseInForce(engine.db, now, t.id, t.organization_id))) {
         const silentHours = businessMsBetween(new Date(last.issued_at), now, hours) / HOUR_MS;
         if (silentHours >= thresholdHours) plan.silence = { last: last.issued_at, silentHours, thresholdHours };

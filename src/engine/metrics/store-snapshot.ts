@@ -1,6 +1,7 @@
 import { dominicanDate } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { contingencyState, type ContingencyState } from '../submission/contingency.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /**
  * What the metrics read from the store, at scrape time: numbers that hold
@@ -54,7 +55,7 @@ export async function storeSnapshot(engine: Engine): Promise<StoreSnapshot> {
     const row = await db
       .selectFrom('ecf')
       .select('issued_at')
-      .where('tenant_id', '=', tenant_id)
+      .where('tenant_key', '=', await tenantKey(db, tenant_id))
       .where('status', '=', PENDING_STATUS)
       .orderBy('issued_at')
       .limit(1)

@@ -11,7 +11,7 @@ import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { afterCommit, inTransaction, type Db } from '../store/database.js';
 import { isUniqueViolation } from '../store/locking.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
 import { NOT_RECEIVED, isApprovalAutomatic, isoFromXmlDate, signArecf, type NotReceivedCode } from './documents.js';
@@ -303,7 +303,7 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
     ? await engine.db
         .selectFrom('ecf')
         .select(['id', 'type', 'buyer_rnc', 'monto_total', 'issue_date'])
-        .where('tenant_id', '=', tenantId)
+        .where('tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('encf', '=', encf)
         .orderBy('issued_at', 'desc')
         .executeTakeFirst()

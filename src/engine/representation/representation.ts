@@ -6,6 +6,7 @@ import { getSetting } from '../settings/settings.js';
 import { check } from '../validation.js';
 import { LayoutSchema, type Layout } from '../settings/layouts.js';
 import { readEcfXml } from '../store/documents/index.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 export interface Representation {
   readonly ecfId: string;
@@ -36,11 +37,11 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
     ? await engine.db
         .selectFrom('ecf')
         .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
-        .innerJoin('tenants', 'tenants.id', 'ecf.tenant_id')
+        .innerJoin('tenants', 'tenants.store_key', 'ecf.tenant_key')
         .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
         // What qrUrlOf rebuilds an empty qr_url from (migration 0020).
         .select(['ecf.qr_url', 'ecf.environment', 'tenants.rnc as issuer_rnc', 'ecf.type', 'ecf.buyer_rnc', 'ecf.issue_date', 'ecf.monto_total', 'ecf.security_code', 'ecf.submits_rfce'])
-        .where('ecf.tenant_id', '=', tenantId)
+        .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('ecf.id', '=', id)
         .executeTakeFirst()
     : undefined;

@@ -18,7 +18,7 @@ import { annulmentAnswer } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 import { MAX_SEQUENTIAL, encfOf, skipAnnulled } from './ranges.js';
 import { AnnulBody, MAX_ANNULMENT_LINES_PER_TYPE, type AnnulmentView } from './schemas.js';
@@ -266,7 +266,7 @@ async function placeLines(tx: Tx, tenantId: string, environment: Environment, li
       const issued = await tx
         .selectFrom('ecf')
         .select('encf')
-        .where('tenant_id', '=', tenantId)
+        .where('tenant_key', '=', await tenantKey(tx, tenantId))
         .where('environment', '=', environment)
         .where('encf', '>=', encfOf(l.series, l.type, above))
         .where('encf', '<=', encfOf(l.series, l.type, l.to))

@@ -6,7 +6,7 @@ import { inTransaction, type Tx } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 import type { SequenceRangesTable } from '../store/schema.js';
 import type { Environment } from '../schema-types.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 import { MAX_SEQUENTIAL, formatEncf, rangeView } from './ranges.js';
 import { NextNumberQuery, SetNextInput, type SequenceRangeView } from './schemas.js';
@@ -160,7 +160,7 @@ async function highestUsed(tx: Tx, tenantId: string, environment: Environment, t
   const issued = await tx
     .selectFrom('ecf')
     .select((eb) => eb.fn.max('encf').as('encf'))
-    .where('tenant_id', '=', tenantId)
+    .where('tenant_key', '=', await tenantKey(tx, tenantId))
     .where('environment', '=', environment)
     .where('encf', '>=', low)
     .where('encf', '<=', high)

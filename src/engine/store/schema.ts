@@ -34,6 +34,8 @@ export interface TenantsTable {
   default_environment: string;
   created_at: string;
   updated_at: string | null;
+  /** The tenant's small key in `ecf` (migration 0021): assigned once at creation, never reused or changed. */
+  store_key: number;
 }
 
 export interface EmitterProfilesTable {
@@ -137,7 +139,8 @@ export interface SequenceRangesTable {
 
 export interface EcfTable {
   id: string;
-  tenant_id: string;
+  /** The tenant's `store_key` (migration 0021), found from its id by tenants/lookup.ts `tenantKey`. */
+  tenant_key: number;
   environment: string;
   type: number;
   encf: string;

@@ -6,6 +6,7 @@ import { isUuid } from '../ids.js';
 import { documentHashOf } from '../ecf/views.js';
 import type { Tx } from '../store/database.js';
 import type { Outcome } from './rules.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /** One submission cycle, as the contract's attempt record. */
 export const AttemptView = Type.Object({
@@ -67,7 +68,7 @@ export async function listAttempts(engine: Engine, tenantId: string, ecfId: stri
         .selectFrom('ecf')
         .leftJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
         .select(['ecf.id', 'ecf.document_hash', 'ecf_documents.xml_sha256'])
-        .where('ecf.tenant_id', '=', tenantId)
+        .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('ecf.id', '=', ecfId)
         .executeTakeFirst()
     : undefined;

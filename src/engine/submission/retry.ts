@@ -6,6 +6,7 @@ import { ecfView, selectEcfRows, taxauthOf, type EcfView } from '../ecf/views.js
 import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
 import { logStateChange } from '../log/state-change.js';
+import { tenantKey } from '../tenants/lookup.js';
 
 /**
  * POST /ecf/{id}/retry: re-queues the same signed XML for an e-CF in
@@ -16,7 +17,7 @@ import { logStateChange } from '../log/state-change.js';
 export async function retryEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const now = engine.clock.now();
   return inTransaction(engine.db, async (tx) => {
-    const row = isUuid(id) ? await selectEcfRows(tx).where('ecf.tenant_id', '=', tenantId).where('ecf.id', '=', id).executeTakeFirst() : undefined;
+    const row = isUuid(id) ? await selectEcfRows(tx).where('ecf.tenant_key', '=', await tenantKey(tx, tenantId)).where('ecf.id', '=', id).executeTakeFirst() : undefined;
     if (!row) throw notFound('Ecf');
     const taxauth = taxauthOf(row.taxauth) ?? {};
     if (row.status === 'rejected' && taxauth.sequenceUsed !== false) {

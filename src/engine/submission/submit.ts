@@ -59,7 +59,8 @@ export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: 
 /** One token cache per process; tokens never leave the engine. */
 export const tokens = defaultTokenCache;
 
-type Row = EcfRow;
+/** The e-CF as submission reads it: with its tenant's id, from the tenant its key names. */
+type Row = EcfRow & { tenant_id: string };
 interface Verdict {
   readonly code: number;
   readonly status: string;
@@ -137,7 +138,11 @@ const taxauthOf = (row: Row): Taxauth => readTaxauth(row.taxauth) ?? {};
  * its attempt row, events and the next step of the work item, in one.
  */
 export async function submitHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
-  const row = await selectEcfRows(engine.db).where('ecf.id', '=', item.ref!).executeTakeFirst();
+  const row: Row | undefined = await selectEcfRows(engine.db)
+    .select((eb) => eb.selectFrom('tenants').select('tenants.id').whereRef('tenants.store_key', '=', 'ecf.tenant_key').as('tenant_id'))
+    .$narrowType<{ tenant_id: string }>()
+    .where('ecf.id', '=', item.ref!)
+    .executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
   // The signed bytes (kilobytes) are read only for a send, never for a status query.
   // Decompressed and checked against the kept SHA-256: a damaged document is never sent.

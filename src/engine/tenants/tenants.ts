@@ -1,8 +1,10 @@
+import type { Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
-import { forUpdate } from '../store/locking.js';
+import { forUpdate, isUniqueViolation } from '../store/locking.js';
 import { check } from '../validation.js';
 import { requireOrganization, requireTenant } from './lookup.js';
 import {
@@ -21,6 +23,21 @@ import { noteOrganizationUsage } from '../limits/usage.js';
 export async function createTenant(engine: Engine, input: unknown): Promise<TenantView> {
   const cmd = check(CreateTenantInput, input);
   const organizationId = cmd.organizationId ?? null;
+  // On PostgreSQL two tenants created at the same moment may both read the same next store key: the
+  // later insert fails on tenants_store_key and is made again, reading the other's key this time.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await insertTenant(engine, cmd, organizationId);
+    } catch (e) {
+      if (attempt < 20 && isUniqueViolation(e, STORE_KEY_INDEX)) continue;
+      throw e;
+    }
+  }
+}
+
+const STORE_KEY_INDEX = { name: 'tenants_store_key', columns: ['store_key'] } as const;
+
+async function insertTenant(engine: Engine, cmd: Static<typeof CreateTenantInput>, organizationId: string | null): Promise<TenantView> {
   return inTransaction(engine.db, async (tx) => {
     if (organizationId) await assertRoomForTenant(tx, organizationId);
     await assertRncFree(tx, organizationId, cmd.rnc);
@@ -34,7 +51,11 @@ export async function createTenant(engine: Engine, input: unknown): Promise<Tena
       created_at: engine.clock.now().toISOString(),
       updated_at: null,
     };
-    await tx.insertInto('tenants').values(row).execute();
+    // The next store key (ecf.tenant_key): tenants are never deleted, so max + 1 is never a key used before.
+    await tx
+      .insertInto('tenants')
+      .values({ ...row, store_key: sql<number>`(select coalesce(max(store_key), 0) + 1 from tenants)` })
+      .execute();
     if (organizationId) await noteOrganizationUsage(tx, engine.clock.now(), organizationId);
     return tenantView(row);
   });

@@ -12,7 +12,7 @@ import type { ApiKeyView, EmitterProfileView, MemberView, OrganizationRole, Tena
 /** Stored instants leave the engine in Dominican time. */
 export const emitted = (instant: string | null): string | null => (instant ? toDominicanIso(instant) : null);
 
-export const tenantView = (r: Selectable<TenantsTable>): TenantView => ({
+export const tenantView = (r: Omit<Selectable<TenantsTable>, 'store_key'>): TenantView => ({
   id: r.id,
   organizationId: r.organization_id,
   rnc: r.rnc,

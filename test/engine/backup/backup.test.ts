@@ -137,7 +137,7 @@ describe(`backup and restore on ${STORE}`, () => {
     // What was restored is checked in-process: each run of the binary costs seconds on a busy machine.
     const copy = await reopen(target);
     try {
-      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(3);
+      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).execute()).toHaveLength(3);
     } finally {
       await copy.close();
     }
@@ -170,7 +170,7 @@ describe(`backup and restore on ${STORE}`, () => {
     const copy = await reopen(target);
     try {
       expect(copy.dialect).toBe('postgres');
-      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(2);
+      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).execute()).toHaveLength(2);
     } finally {
       await copy.close();
     }
@@ -222,7 +222,7 @@ describe(`backup and restore on ${STORE}`, () => {
     expect(await restoreDataDir(file, target, PASSPHRASE)).toMatchObject({ format: 2, from: STORE, store: STORE, secrets: 1 });
     const copy = await reopen(target);
     try {
-      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenant.id).execute()).toHaveLength(3);
+      expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).execute()).toHaveLength(3);
     } finally {
       await copy.close();
     }
@@ -246,7 +246,7 @@ describe(`backup and restore on ${STORE}`, () => {
       expect(await restoreDataDir(file, target, PASSPHRASE)).toMatchObject({ format: 1, from: 'sqlite', store: STORE, secrets: 1, secretStore: 'file' });
       const copy = await reopen(target);
       try {
-        expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_id', '=', tenantId).orderBy('encf').execute()).toEqual([{ encf: 'E310000000001' }, { encf: 'E310000000002' }]);
+        expect(await copy.db.selectFrom('ecf').select('encf').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenantId)).orderBy('encf').execute()).toEqual([{ encf: 'E310000000001' }, { encf: 'E310000000002' }]);
         // Held as every restore holds its ranges; confirmed, its certificate (back through the old sealed part) signs the next number.
         await setNextNumber(copy, { tenantId, environment: 'test', type: 31, next: 3 });
         expect((await issue(copy, tenantId, 99)).ecf.encf).toBe('E310000000003');

@@ -343,7 +343,7 @@ describe('listing e-CF', () => {
 
     const rows = async (where: (q: ReturnType<typeof base>) => ReturnType<typeof base>) =>
       Number((await where(base()).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const base = () => engine.db.selectFrom('ecf').where('tenant_id', '=', tenant.id);
+    const base = () => engine.db.selectFrom('ecf').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id));
     const total = async (query: string) => (await get(`/api/v1/ecf?${query}`)).json().totalCount as number;
     expect(await total('')).toBe(await rows((q) => q));
     expect(await total('')).toBe(4);

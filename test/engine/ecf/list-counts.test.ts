@@ -48,7 +48,7 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
 
 /** The count by reading every row, as the filters say in words. */
 async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promise<number> {
-  const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_id', '=', tenantId).execute();
+  const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenantId)).execute();
   const s = q.Search?.trim();
   return rows.filter((r) => {
     const day = dominicanDate(r.issued_at);
@@ -127,7 +127,7 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
     await fc.assert(
       fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(filters, { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
         for (const v of added) await addCopy(engine, template, copies++, v);
-        const ids = (await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenant.id).orderBy('id').execute()).map((r) => r.id);
+        const ids = (await engine.db.selectFrom('ecf').select('id').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).orderBy('id').execute()).map((r) => r.id);
         for (const c of changes) {
           const id = ids[c.pick % ids.length]!;
           if (id === issued.ecf.id) continue; // the issued one keeps its document

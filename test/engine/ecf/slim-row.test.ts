@@ -4,7 +4,7 @@ import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { ecfXml, getEcf } from '../../../src/engine/ecf/queries.js';
 import { derivedQrUrl, qrUrlToStore } from '../../../src/engine/signing/row-qr.js';
 import { taxauthOf, taxauthToStore } from '../../../src/engine/ecf/views.js';
-import { migrateDown, migrateToLatest } from '../../../src/engine/store/migrate.js';
+import { migrateTo, migrateToLatest } from '../../../src/engine/store/migrate.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 import { listAttempts } from '../../../src/engine/submission/attempts.js';
 import { recordAttempt } from '../../../src/engine/submission/attempts.js';
@@ -94,7 +94,7 @@ describe('the slim e-CF row (migration 0020)', () => {
     const { engine, tenant, a, b } = await setup();
     const attemptsBefore = await listAttempts(engine, tenant.id, a.id);
 
-    await migrateDown(engine.db);
+    await migrateTo(engine.db, '0019-retention');
     const old = await engine.db.selectFrom('ecf').select(['id', 'qr_url', 'document_hash', 'request_hash']).orderBy('encf').execute();
     expect(old.map((r) => [r.qr_url, r.document_hash])).toEqual([[a.qrUrl, a.documentHash], [b.qrUrl, b.documentHash]]);
     expect(old.every((r) => typeof r.request_hash === 'string' && /^[0-9a-f]{64}$/.test(r.request_hash as unknown as string))).toBe(true);
@@ -123,7 +123,7 @@ describe('the slim e-CF row (migration 0020)', () => {
     expect((await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: consumer32 })).created).toBe(false);
 
     // And down again gives back the long form as it was.
-    await migrateDown(engine.db);
+    await migrateTo(engine.db, '0019-retention');
     expect((await engine.db.selectFrom('ecf').select('taxauth').where('id', '=', a.id).executeTakeFirstOrThrow()).taxauth).toBe(JSON.stringify(verdict));
     expect((await engine.db.selectFrom('ecf').select('qr_url').where('id', '=', b.id).executeTakeFirstOrThrow()).qr_url).toBe(otherUrl);
     await migrateToLatest(engine.db);

@@ -6,7 +6,7 @@ import { migrateDown, migrateTo, migrateToLatest, migrationStatus } from '../../
 import { migrations } from '../../../src/engine/store/migrations/index.js';
 import type { Database } from '../../../src/engine/store/schema.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
-import { invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
+import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
 
 /**
  * Every table and column of schema.ts. The mapped type makes tsc fail when a
@@ -20,7 +20,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   organization_members: { id: true, organization_id: true, name: true, email: true, role: true, created_at: true },
   tenants: {
     id: true, organization_id: true, rnc: true, legal_name: true, trade_name: true, default_environment: true,
-    created_at: true, updated_at: true,
+    created_at: true, updated_at: true, store_key: true,
   },
   emitter_profiles: {
     id: true, tenant_id: true, address: true, municipality: true, province: true, phones: true, email: true,
@@ -46,7 +46,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     expires_on: true, active: true, created_at: true, annulled_ahead: true, unverified_since: true,
   },
   ecf: {
-    id: true, tenant_id: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
+    id: true, tenant_key: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
     issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
     internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
     monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,
@@ -284,5 +284,35 @@ describe('migrations', () => {
       { day: old.ecf.issuedAt.slice(0, 10), type: 31, status: 'signed', retrying: 0, n: 1 },
       { day: recent.ecf.issuedAt.slice(0, 10), type: 31, status: 'signed', retrying: 0, n: 1 },
     ]);
+  });
+  it('0021 gives each tenant a store key in creation order and converts ecf, its indexes and the count triggers to it', async () => {
+    const engine = await testEngine();
+    const a = (await seedIssuer(engine)).tenant;
+    const b = (await seedIssuer(engine)).tenant;
+    const mine = (await issueEcf(engine, a.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
+    const theirs = (await issueEcf(engine, b.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
+    await migrateTo(engine.db, '0020-slim-row');
+    const before = await sql<{ id: string; tenant_id: string }>`select id, tenant_id from ecf order by id`.execute(engine.db);
+    expect(new Map(before.rows.map((r) => [r.id, r.tenant_id]))).toEqual(new Map([[mine.id, a.id], [theirs.id, b.id]]));
+    await migrateToLatest(engine.db);
+
+    // Creation order: both were made at the same instant of the test clock, so by id.
+    const [first, second] = a.id < b.id ? [1, 2] : [2, 1];
+    const keys = new Map((await engine.db.selectFrom('tenants').select(['id', 'store_key']).execute()).map((t) => [t.id, Number(t.store_key)]));
+    expect([keys.get(a.id), keys.get(b.id)]).toEqual([first, second]);
+    const rows = await engine.db.selectFrom('ecf').select(['id', 'tenant_key']).execute();
+    expect(new Map(rows.map((r) => [r.id, Number(r.tenant_key)]))).toEqual(new Map([[mine.id, first], [theirs.id, second]]));
+    const indexes = STORE === 'sqlite'
+      ? (await sql<{ def: string }>`select sql as def from sqlite_master where type = 'index' and tbl_name = 'ecf' and sql is not null`.execute(engine.db)).rows
+      : (await sql<{ def: string }>`select indexdef as def from pg_indexes where tablename = 'ecf' and indexname <> 'ecf_pkey'`.execute(engine.db)).rows;
+    expect(indexes.length).toBeGreaterThanOrEqual(12);
+    for (const { def } of indexes) expect(def).toMatch(/\("?tenant_key"?, /);
+
+    // The rewritten triggers count the next e-CF under its tenant's id.
+    await issueEcf(engine, b.id, { idempotencyKey: 'b', payload: invoice31() });
+    const counts = await engine.db.selectFrom('ecf_counts').select(['tenant_id', 'n']).execute();
+    expect(new Map(counts.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
+    const days = await engine.db.selectFrom('ecf_day_counts').select(['tenant_id', (eb) => eb.fn.sum<number>('n').as('n')]).groupBy('tenant_id').execute();
+    expect(new Map(days.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
   });
 });

@@ -134,7 +134,7 @@ describe.skipIf(!TEST_SERVER_URL)('several engine processes on one PostgreSQL da
       expect(answered.size).toBe(E_CF);
 
       // Numbers: exactly 1..E_CF, each once, each e-CF the one its key's answer named.
-      const rows = await engine.db.selectFrom('ecf').select(['id', 'encf', 'idempotency_key', 'status']).where('tenant_id', '=', tenant.id).execute();
+      const rows = await engine.db.selectFrom('ecf').select(['id', 'encf', 'idempotency_key', 'status']).where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).execute();
       expect(rows).toHaveLength(E_CF);
       const numbers = rows.map((r) => Number(r.encf.slice(3))).sort((a, b) => a - b);
       expect(numbers).toEqual(Array.from({ length: E_CF }, (_, k) => k + 1));
@@ -156,14 +156,14 @@ describe.skipIf(!TEST_SERVER_URL)('several engine processes on one PostgreSQL da
             console.log(`multi-node: the two processes left idle ${Math.round((Date.now() - issuedAt) / 1000)} s after the last e-CF was issued; their clock moved ${Math.max(0, Math.round(ahead / 1000))} s ahead, past the killed one's leases`);
           }
         }
-        const pending = await engine.db.selectFrom('ecf').select('id').where('tenant_id', '=', tenant.id).where('status', 'not in', ['accepted', 'conditionally_accepted', 'rejected']).execute();
+        const pending = await engine.db.selectFrom('ecf').select('id').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).where('status', 'not in', ['accepted', 'conditionally_accepted', 'rejected']).execute();
         const events = await listEvents(engine.db, { tenantId: tenant.id, limit: 100_000 });
         const delivered = new Set(receiver.received.map((r) => r.headers['webhook-id']));
         if (pending.length === 0 && events.every((e) => delivered.has(e.id))) break;
         if (Date.now() > deadline) throw new Error(`${pending.length} e-CF not final, ${events.filter((e) => !delivered.has(e.id)).length} of ${events.length} events not delivered`);
         await sleep(1000);
       }
-      const statuses = await engine.db.selectFrom('ecf').select('status').where('tenant_id', '=', tenant.id).groupBy('status').select((eb) => eb.fn.countAll().as('n')).execute();
+      const statuses = await engine.db.selectFrom('ecf').select('status').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).groupBy('status').select((eb) => eb.fn.countAll().as('n')).execute();
       expect(statuses).toEqual([{ status: 'accepted', n: E_CF }]);
       const accepted = (await listEvents(engine.db, { tenantId: tenant.id, limit: 100_000 })).filter((e) => e.type === 'ecf.accepted');
       expect(new Set(accepted.map((e) => (e.data.object as { id: string }).id)).size).toBe(E_CF);

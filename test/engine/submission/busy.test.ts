@@ -43,7 +43,7 @@ describe.each(['429', '503', 'mixed'] as OverloadStatus[])('submission against a
     expect(backingOff).toBeGreaterThan(0);
     expect(unclear).toBe(0);
 
-    const rows = await h.engine.db.selectFrom('ecf').select(['id', 'encf', 'status']).where('tenant_id', '=', h.tenant.id).execute();
+    const rows = await h.engine.db.selectFrom('ecf').select(['id', 'encf', 'status']).where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', h.tenant.id)).execute();
     expect(rows).toHaveLength(COUNT);
     expect(rows.filter((r) => r.status !== 'accepted')).toEqual([]);
 

@@ -41,7 +41,8 @@ export const DOCUMENT_TABLES: readonly DocumentTable[] = [
     key: 'ecf_id',
     from: 'ecf_documents t join ecf e on e.id = t.ecf_id',
     encf: 'e.encf',
-    tenant: 'e.tenant_id',
+    // ecf carries the tenant's store key (migration 0021); the filter compares the tenant's id.
+    tenant: '(select k.id from tenants k where k.store_key = e.tenant_key)',
     columns: [
       { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'e.signed_at' },
       { column: 'rfce_xml', rawDigest: 'rfce_sha256', hexDigest: null, signedAt: 'e.signed_at' },
