@@ -7,7 +7,7 @@ import type { Database } from '../schema.js';
 import { sha256Of } from './codec.js';
 import { documentStore, type DocumentStore, type KeptDigest } from './document-store.js';
 import { DocumentDamaged, type DocumentRef } from './damaged.js';
-import { DOCUMENT_TABLES, countRows, firstKey, keptDigest, readBatch, type DocumentRow, type DocumentTable } from './document-tables.js';
+import { DOCUMENT_TABLES, countRows, firstKey, keptDigest, readBatch, type DocumentColumn, type DocumentRow, type DocumentTable } from './document-tables.js';
 import { parseBlob } from './layout.js';
 
 /**
@@ -156,6 +156,7 @@ interface Conversion {
   readonly id: string;
   readonly column: string;
   readonly rawDigest: string | null;
+  readonly hexCopy: DocumentColumn['hexCopy'];
   readonly raw: Buffer;
   readonly prepared: Awaited<ReturnType<DocumentStore['prepare']>>;
 }
@@ -172,7 +173,7 @@ async function prepareRow(documents: DocumentStore, spec: DocumentTable, row: Do
       damaged.push(new DocumentDamaged(ref, 'its SHA-256 is not the one kept when it was stored'));
       continue;
     }
-    out.push({ id: row.id, column: column.column, rawDigest: column.rawDigest, raw: d.blob, prepared: await documents.prepare(d.blob) });
+    out.push({ id: row.id, column: column.column, rawDigest: column.rawDigest, hexCopy: column.hexCopy, raw: d.blob, prepared: await documents.prepare(d.blob) });
   }
   return out;
 }
@@ -182,7 +183,12 @@ async function writeOne(tx: Kysely<Database>, documents: DocumentStore, spec: Do
   const stored = await documents.store(tx, w.prepared);
   const digest = w.rawDigest ? sql`, ${sql.ref(w.rawDigest)} = ${stored.sha256}` : sql``;
   const result = await sql`update ${sql.table(spec.table)} set ${sql.ref(w.column)} = ${stored.blob}${digest} where ${sql.ref(spec.key)} = ${w.id} and ${sql.ref(w.column)} = ${w.raw}`.execute(tx);
-  return Number(result.numAffectedRows ?? 0n) > 0 ? 1 : 0;
+  if (Number(result.numAffectedRows ?? 0n) === 0) return 0;
+  if (w.rawDigest && w.hexCopy && stored.sha256) {
+    const { table, key, column } = w.hexCopy;
+    await sql`update ${sql.table(table)} set ${sql.ref(column)} = '' where ${sql.ref(key)} = ${w.id} and ${sql.ref(column)} = ${stored.sha256.toString('hex')}`.execute(tx);
+  }
+  return 1;
 }
 
 async function readStates(db: Kysely<Database>): Promise<Map<string, TableState>> {

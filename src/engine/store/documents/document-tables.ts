@@ -22,6 +22,12 @@ export interface DocumentColumn {
   readonly signedAt: string | null;
   /** A condition for checking the signature (a refused foreign document is kept as it came). */
   readonly signatureWhen?: string;
+  /**
+   * The older hex copy of the digest that the raw one stands for once the conversion writes it
+   * (migration 0020 reads an empty `ecf.document_hash` from `ecf_documents.xml_sha256`): emptied
+   * then, where it still holds the same digest. Its row's key is the document row's key.
+   */
+  readonly hexCopy?: { readonly table: string; readonly key: string; readonly column: string };
 }
 
 export interface DocumentTable {
@@ -44,7 +50,7 @@ export const DOCUMENT_TABLES: readonly DocumentTable[] = [
     // ecf carries the tenant's store key (migration 0021); the filter compares the tenant's id.
     tenant: '(select k.id from tenants k where k.store_key = e.tenant_key)',
     columns: [
-      { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'e.signed_at' },
+      { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'e.signed_at', hexCopy: { table: 'ecf', key: 'id', column: 'document_hash' } },
       { column: 'rfce_xml', rawDigest: 'rfce_sha256', hexDigest: null, signedAt: 'e.signed_at' },
     ],
   },

@@ -49,6 +49,29 @@ export function frameContentSize(frame: Buffer): number | null {
   return size > BigInt(MAX_CONTENT) ? MAX_CONTENT + 1 : Number(size);
 }
 
+/**
+ * Whether `frame` is exactly one whole zstd frame by its own structure: the header, every block
+ * up to the one marked last, and the checksum when the header announces one (RFC 8878, 3.1.1).
+ * A kept context fed a cut frame gives what it decoded so far without an error, so the fast
+ * path takes only frames this accepts.
+ */
+export function isWholeFrame(frame: Buffer): boolean {
+  if (frame.length < 6 || frame.readUInt32LE(0) !== MAGIC) return false;
+  const descriptor = frame[4]!;
+  const singleSegment = (descriptor >> 5) & 1;
+  const sizeWidth = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6]!;
+  let at = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][descriptor & 3]! + sizeWidth;
+  for (;;) {
+    if (at + 3 > frame.length) return false;
+    const header = frame.readUIntLE(at, 3);
+    const type = (header >> 1) & 3;
+    if (type === 3) return false;
+    at += 3 + (type === 1 ? 1 : header >>> 3);
+    if (header & 1) break;
+  }
+  return at + ((descriptor >> 2) & 1 ? 4 : 0) === frame.length;
+}
+
 interface NativeHandle {
   writeSync(flush: number, input: Buffer, inOffset: number, inLength: number, output: Buffer, outOffset: number, outLength: number): void;
   close(): void;
@@ -106,6 +129,7 @@ export function keptContextDecoder(): FrameDecoder {
   // Frames compressed on the thread pool (zstdCompress) do not state their size: they are decoded into this buffer and copied out.
   let scratch: Buffer | undefined;
   const fast = (frame: Buffer, id: number): Buffer | null => {
+    if (!isWholeFrame(frame)) return null;
     const size = frameContentSize(frame);
     if (size !== null && size > MAX_CONTENT) return null;
     const context = contextFor(id);

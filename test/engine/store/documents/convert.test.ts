@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../../../src/engine/engine.js';
+import { getEcf } from '../../../../src/engine/ecf/queries.js';
 import { cliFor } from '../../../cli-runner.js';
 import { compressKilled } from './compress-killed.js';
 import { testDataDir } from '../../../helpers.js';
@@ -50,6 +51,13 @@ describe('converting a raw store in place', () => {
       const left = await engine.db.selectFrom('received_ecf_approvals').select(['xml', 'xml_sha256']).where('id', '=', raw.damaged!.id).executeTakeFirstOrThrow();
       expect(left.xml.equals(raw.damaged!.bytes)).toBe(true);
       expect(left.xml_sha256).not.toBe(sha(left.xml).toString('hex'));
+      // The e-CF's hex digest gives way to the raw one (migration 0020's empty document_hash); the view still shows it.
+      const rows = await engine.db.selectFrom('ecf').select(['id', 'document_hash']).execute();
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.map((r) => r.document_hash)).toEqual(rows.map(() => ''));
+      const tenantId = (await engine.db.selectFrom('tenants').select('id').executeTakeFirstOrThrow()).id;
+      const xmlOf = new Map(raw.documents.filter((d) => d.table === 'ecf_documents' && d.column === 'xml').map((d) => [d.id, d.bytes]));
+      for (const r of rows) expect((await getEcf(engine, tenantId, r.id)).documentHash).toBe(sha(xmlOf.get(r.id)!).toString('hex'));
     } finally {
       await engine.close();
     }

@@ -1,14 +1,15 @@
+import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../../../src/engine/store/database.js';
 import {
   DocumentDamaged,
   compressDocument,
-  compressFrameSync,
   cutCertificate,
   decompressFrame,
   dictionaryBytes,
   frameContentSize,
+  isWholeFrame,
   keptContextDecoder,
   CURRENT_DICTIONARY_ID,
 } from '../../../../src/engine/store/documents/index.js';
@@ -28,9 +29,21 @@ const documents = Array.from({ length: 12 }, (_, i) =>
   Buffer.from(base.toString('latin1').replace(/<eNCF>E31\d+/, `<eNCF>E31${String(1000 + i * 7919).padStart(10, '0')}`).repeat(1 + (i % 3)), 'latin1'),
 );
 const dictionary = dictionaryBytes(CURRENT_DICTIONARY_ID)!;
-/** What the engine writes (on the thread pool: no content size in the frame) and what the bench loaders write (synchronous: size stated). */
-const asyncFrames = await Promise.all(documents.map(async (d) => (await compressDocument(d, CURRENT_DICTIONARY_ID)).frame));
-const syncFrames = documents.map((d) => compressFrameSync(d, dictionary, 3));
+/**
+ * What stores written before the codec compressed on the calling thread hold (node:zlib's
+ * thread-pool zstdCompress: no content size in the frame), and what it writes now (size stated).
+ */
+const { ZSTD_c_compressionLevel: zstdLevel, ZSTD_c_dictIDFlag: zstdDictId } = zlib.constants as unknown as Record<'ZSTD_c_compressionLevel' | 'ZSTD_c_dictIDFlag', number>;
+const onPool = (d: Buffer) =>
+  new Promise<Buffer>((resolve, reject) =>
+    (zlib as unknown as { zstdCompress(b: Buffer, o: object, done: (e: Error | null, r: Buffer) => void): void }).zstdCompress(
+      d,
+      { dictionary, params: { [zstdLevel]: 3, [zstdDictId]: 0 } },
+      (e, r) => (e ? reject(e) : resolve(r)),
+    ),
+  );
+const asyncFrames = await Promise.all(documents.map(onPool));
+const syncFrames = await Promise.all(documents.map(async (d) => (await compressDocument(d, CURRENT_DICTIONARY_ID)).frame));
 
 /** The public path's answer: the bytes, or the error's class. */
 function publicAnswer(frame: Buffer, id: number): Buffer | string {
@@ -68,6 +81,18 @@ describe('the kept-context frame decoder', () => {
     const decoder = keptContextDecoder();
     expect(decoder.decompress(frame, CURRENT_DICTIONARY_ID).equals(big)).toBe(true);
     expect(decoder.decompress(asyncFrames[0]!, CURRENT_DICTIONARY_ID).equals(documents[0]!)).toBe(true);
+  });
+
+  it('takes only whole frames: a frame cut anywhere is answered as the public path answers it', () => {
+    const decoder = keptContextDecoder();
+    for (const good of [asyncFrames[0]!, syncFrames[0]!]) {
+      expect(isWholeFrame(good)).toBe(true);
+      for (let cut = 0; cut < good.length; cut++) {
+        const frame = good.subarray(0, cut);
+        expect(isWholeFrame(frame), `cut at ${cut}`).toBe(false);
+        expect(keptAnswer(decoder, frame, CURRENT_DICTIONARY_ID), `cut at ${cut}`).toBe(publicAnswer(frame, CURRENT_DICTIONARY_ID));
+      }
+    }
   });
 
   it('answers every damaged frame as the public path does, and the next frame still reads right', () => {
