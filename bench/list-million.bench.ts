@@ -117,8 +117,9 @@ if (PG) {
   loaded = {
     ...r,
     how:
-      `${r.batch.toLocaleString('en')} per transaction, ${r.workers ? `${r.workers} packing worker${r.workers > 1 ? 's' : ''}, ` : 'packed on the loading thread, '}SQLite cache ${r.cacheMiB} MiB, its own process;` +
-      ` CPU per e-CF ${perRow(r.cpuSeconds)}, of it the loading thread ${perRow(r.loadingThreadSeconds)}, so up to ${Math.round(ROWS / r.loadingThreadSeconds).toLocaleString('en')} e-CF/s with a core free for packing`,
+      `${r.batch.toLocaleString('en')} per transaction, ${!DOCUMENTS ? '' : r.workers ? `${r.workers} packing worker${r.workers > 1 ? 's' : ''}, ` : 'packed on the loading thread, '}SQLite cache ${r.cacheMiB} MiB, its own process;` +
+      ` CPU per e-CF ${perRow(r.cpuSeconds)}, of it the loading thread ${perRow(r.loadingThreadSeconds)}` +
+      (r.workers ? `, so up to ${Math.round(ROWS / r.loadingThreadSeconds).toLocaleString('en')} e-CF/s with a core free for packing` : ''),
   };
   queries = await openEngine({ dataDir });
 }
