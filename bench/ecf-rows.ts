@@ -7,7 +7,7 @@ import { newEventId, newId } from '../src/engine/ids.js';
 import { ecfView, taxauthToStore } from '../src/engine/ecf/views.js';
 import { searchKey } from '../src/engine/ecf/search-key.js';
 import type { PoolDocument } from './corpus/pool.js';
-import { generator } from './corpus/realistic.js';
+import { generator } from './corpus/random.js';
 
 const STATUSES = [['accepted', 0.85], ['signed', 0.05], ['accepted_conditional', 0.04], ['rejected', 0.03], ['failed', 0.02], ['review', 0.01]] as const;
 const ENVIRONMENTS = [['production', 0.92], ['test', 0.06], ['cert', 0.02]] as const;

@@ -10,10 +10,12 @@
 // BENCH_DOCUMENTS=0 leaves the documents out (the rows and indexes alone; 10 million raw documents
 // are about 60 GB of disk). BENCH_PG=1 runs the same on PostgreSQL (scripts/with-postgres.sh, a
 // throwaway cluster; rows default to 1,000,000 there) and prints its relation sizes.
+// BENCH_QUERIES=0 stops after the load and the bytes (to measure a long load alone). BENCH_LOAD_WORKERS
+// (default: the cores but one) and BENCH_LOAD_CACHE_MIB (default 32) set the SQLite load (bench/bulk-load.ts).
 // BENCH_KEEP_DIR=1 keeps the data dir.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
@@ -24,11 +26,15 @@ import { issueEcf } from '../src/engine/ecf/issue.js';
 import { ecfXml, getEcf, listEcf, type ListQuery } from '../src/engine/ecf/queries.js';
 import { addRange } from '../src/engine/sequences/ranges.js';
 import { tenantKey } from '../src/engine/tenants/lookup.js';
+import { bulkLoadInChild } from './bulk-load.js';
 import { documentPool } from './corpus/pool.js';
+import { poolFile, POOL_SEED } from './corpus/pool-file.js';
 import { payload } from './documents.js';
-import { rowMaker, type Generated } from './ecf-rows.js';
+import { rowMaker } from './ecf-rows.js';
+import { rowBatches, rowSampler, type RowSamples } from './load-batches.js';
+import { packingWorkers } from './packing.js';
 import { seedBenchIssuer } from './seed.js';
-import { documentPacker } from './stored-documents.js';
+import { keepCertificates } from './stored-documents.js';
 import { postgresParts, printParts, sqliteParts } from './store-sizes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,7 +45,6 @@ if (PG && !process.env.ECF_TEST_DATABASE_URL) {
 }
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DOCUMENTS = process.env.BENCH_DOCUMENTS !== '0';
-const BATCH = PG ? 500 : 10_000;
 const CALLS = 200;
 const TARGET_MS = 10;
 const GET_TARGET_MS = 5;
@@ -66,105 +71,65 @@ await engine.db.deleteFrom('events').execute();
 await engine.db.deleteFrom('ecf_documents').execute();
 await engine.db.deleteFrom('ecf').execute();
 
+// The pool's cache file is built here if missing; the SQLite load reads it from disk (bench/corpus/pool-file.ts).
 const pool = documentPool();
 const end = Date.parse('2026-11-01T04:00:00Z');
 const start = end - 365 * 86_400_000;
-const make = rowMaker({ rows: ROWS, tenantId, tenantKey: await tenantKey(engine.db, tenantId), rnc, documents: DOCUMENTS, rangeId, pool, start, end });
-const sampleIds: string[] = [];
-const encfs: string[] = [];
-const rncs: string[] = [];
-let documentBytes = 0;
-function sample(g: Generated): void {
-  const every = Math.max(1, Math.floor(ROWS / 5000));
-  if (sampleIds.length < 5000 && Math.random() < 1 / every) {
-    sampleIds.push(g.ecf.id as string);
-    encfs.push(g.ecf.encf as string);
-    if (g.ecf.buyer_rnc) rncs.push(g.ecf.buyer_rnc as string);
-  }
-  documentBytes += g.document.xml.length + (g.document.rfce_xml?.length ?? 0);
-}
-
-// Documents are stored as the engine stores them: compressed, the certificate kept once (bench/stored-documents.ts).
-const pack = await documentPacker(engine.db, pool.slice(0, 50).map((d) => d.xml));
-function storedDocuments(d: Generated['document']): Record<string, unknown> {
-  const xml = pack(d.xml);
-  const rfce = d.rfce_xml ? pack(d.rfce_xml) : null;
-  return { ecf_id: d.ecf_id, xml: xml.blob, rfce_xml: rfce?.blob ?? null, xml_sha256: xml.sha256, rfce_sha256: rfce?.sha256 ?? null };
-}
-type Rows = { [table: string]: Record<string, unknown>[] };
-const rowsOf = (g: Generated): Rows => ({
-  ecf: [g.ecf],
-  ...(DOCUMENTS && { ecf_documents: [storedDocuments(g.document)] }),
-  ecf_attempts: g.attempts,
-  events: g.events,
-  ecf_fingerprints: g.fingerprints,
-});
+const rowsOptions = { rows: ROWS, tenantId, tenantKey: await tenantKey(engine.db, tenantId), rnc, documents: DOCUMENTS, rangeId, start, end };
+// Documents are stored as the engine stores them: compressed, the certificate kept once (bench/stored-documents.ts),
+// packed on worker threads (bench/packing.ts).
+const certificates = DOCUMENTS ? await keepCertificates(engine.db, pool.slice(0, 50).map((d) => d.xml)) : null;
+const WORKERS = process.env.BENCH_LOAD_WORKERS ? Number(process.env.BENCH_LOAD_WORKERS) : undefined;
+const CACHE_MIB = process.env.BENCH_LOAD_CACHE_MIB ? Number(process.env.BENCH_LOAD_CACHE_MIB) : undefined;
 
 console.log(
   `rows: ${ROWS.toLocaleString('en')} e-CF on ${PG ? 'PostgreSQL' : 'SQLite'}, one tenant, ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)};` +
     ` documents: ${DOCUMENTS ? `${pool.length.toLocaleString('en')} distinct signed documents, each row's own e-NCF written in` : 'left out (BENCH_DOCUMENTS=0)'}`,
 );
-const loadStart = performance.now();
 let queries: Engine;
+let loaded: RowSamples & { seconds: number; peakRssMiB: number; how: string };
 if (PG) {
-  for (let from = 0; from < ROWS; from += BATCH) {
-    const batch: Rows = {};
-    for (let i = from; i < Math.min(from + BATCH, ROWS); i++) {
-      const g = make(i);
-      sample(g);
-      for (const [table, rows] of Object.entries(rowsOf(g))) (batch[table] ??= []).push(...rows);
+  const loadStart = performance.now();
+  const workers = WORKERS ?? Math.max(1, availableParallelism() - 1);
+  const packing = certificates ? packingWorkers(certificates, workers) : null;
+  const make = rowMaker({ ...rowsOptions, pool });
+  const { samples, onRow } = rowSampler(ROWS);
+  try {
+    for await (const b of rowBatches({ rows: ROWS, batch: 500, make, packing, onRow })) {
+      await engine.db.transaction().execute(async (tx) => {
+        for (const [table, rows] of Object.entries(b.tables)) if (rows.length) await tx.insertInto(table as 'ecf').values(rows as never).execute();
+      });
+      if (process.stdout.isTTY && b.to % 10_000 === 0) process.stdout.write(`\r  ${b.to.toLocaleString('en')} rows, ${((performance.now() - loadStart) / 1000).toFixed(0)} s`);
     }
-    await engine.db.transaction().execute(async (tx) => {
-      for (const table of ['ecf', 'ecf_documents', 'ecf_attempts', 'events', 'ecf_fingerprints']) if (batch[table]?.length) await tx.insertInto(table as 'ecf').values(batch[table] as never).execute();
-    });
-    progress(from);
+  } finally {
+    await packing?.close();
   }
+  if (process.stdout.isTTY) process.stdout.write('\r');
   await sql`vacuum analyze`.execute(engine.db);
   queries = engine;
+  const seconds = (performance.now() - loadStart) / 1000;
+  loaded = { ...samples, seconds, peakRssMiB: process.resourceUsage().maxRSS / 1024, how: `500 per transaction, ${packing ? `${workers} packing worker${workers > 1 ? 's' : ''}, ` : ''}this process (the engine's too)` };
 } else {
-  // The bulk load runs with the engine closed, so the loader may leave WAL for the load (the signed
-  // bytes are written once instead of twice: WAL, then checkpoint) and put WAL back afterwards.
+  // The load runs in a process of its own with the engine closed (bench/bulk-load.ts): its peak RSS is the load's alone.
   await engine.close();
-  const loader = new SQLite(join(dataDir, DATABASE_FILE));
-  loader.pragma('journal_mode = OFF');
-  loader.pragma('synchronous = OFF');
-  loader.pragma('foreign_keys = ON');
-  loader.pragma('cache_size = -131072'); // 128 MB for the bulk load only; the engine's connection keeps its defaults
-  const statements = new Map<string, SQLite.Statement>();
-  const insert = (table: string, row: Record<string, unknown>) => {
-    let s = statements.get(table);
-    if (!s) {
-      const columns = Object.keys(row);
-      s = loader.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`);
-      statements.set(table, s);
-    }
-    s.run(row);
+  const r = await bulkLoadInChild({ dataDir, rows: rowsOptions, poolFile: poolFile(pool.length, POOL_SEED), certificates, workers: WORKERS, cacheMiB: CACHE_MIB });
+  const perRow = (s: number) => `${((s * 1000) / ROWS).toFixed(3)} ms`;
+  loaded = {
+    ...r,
+    how:
+      `${r.batch.toLocaleString('en')} per transaction, ${!DOCUMENTS ? '' : r.workers ? `${r.workers} packing worker${r.workers > 1 ? 's' : ''}, ` : 'packed on the loading thread, '}SQLite cache ${r.cacheMiB} MiB, its own process;` +
+      ` CPU per e-CF ${perRow(r.cpuSeconds)}, of it the loading thread ${perRow(r.loadingThreadSeconds)}` +
+      (r.workers ? `, so up to ${Math.round(ROWS / r.loadingThreadSeconds).toLocaleString('en')} e-CF/s with a core free for packing` : ''),
   };
-  const batch = loader.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const g = make(i);
-      sample(g);
-      for (const [table, rows] of Object.entries(rowsOf(g))) for (const r of rows) insert(table, r);
-    }
-  });
-  for (let from = 0; from < ROWS; from += BATCH) {
-    batch(from, Math.min(from + BATCH, ROWS));
-    progress(from);
-  }
-  loader.pragma('journal_mode = WAL');
-  loader.close();
   queries = await openEngine({ dataDir });
 }
-const loadSeconds = (performance.now() - loadStart) / 1000;
-if (process.stdout.isTTY) process.stdout.write('\r');
+const sampleIds = loaded.ids;
+const encfs = loaded.encfs;
+const rncs = loaded.buyerRncs;
 console.log(
-  `load: ${loadSeconds.toFixed(1)} s (${Math.round(ROWS / loadSeconds).toLocaleString('en')} e-CF/s, ${BATCH.toLocaleString('en')} per transaction), peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB (target <= 300 MB);` +
-    ` signed XML per e-CF, RFCE included: ${Math.round(documentBytes / ROWS).toLocaleString('en')} bytes${DOCUMENTS ? '' : ' (not stored)'}`,
+  `load: ${loaded.seconds.toFixed(1)} s (${Math.round(ROWS / loaded.seconds).toLocaleString('en')} e-CF/s; ${loaded.how}), peak RSS ${Math.round(loaded.peakRssMiB)} MB${PG ? ' (the bench process)' : ` (target <= 300 MB: ${loaded.peakRssMiB <= 300 ? 'ok' : 'MISSED'})`};` +
+    ` signed XML per e-CF, RFCE included: ${Math.round(loaded.documentBytes / ROWS).toLocaleString('en')} bytes${DOCUMENTS ? '' : ' (not stored)'}`,
 );
-
-function progress(from: number): void {
-  if (process.stdout.isTTY && (from / BATCH) % 20 === 19) process.stdout.write(`\r  ${(from + BATCH).toLocaleString('en')} rows, ${((performance.now() - loadStart) / 1000).toFixed(0)} s`);
-}
 
 // ---- where the bytes go ----
 if (PG) {
@@ -178,6 +143,10 @@ if (PG) {
 }
 
 // ---- the queries ----
+if (process.env.BENCH_QUERIES === '0') {
+  await queries.close();
+  process.exit(0);
+}
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 const any = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const day = (ms: number) => new Date(ms - 4 * 3_600_000).toISOString().slice(0, 10);

@@ -9,16 +9,7 @@ import { signEcf, type SignedEcf } from '../../src/engine/documents/sign-ecf.js'
 import type { Issuer } from '../../src/engine/documents/ecf-xml.js';
 import { signingKey, type SigningKey } from '../../src/engine/signing/xmldsig.js';
 
-/** xorshift32: small, fast, and the same sequence on every machine. */
-export function generator(seed: number): () => number {
-  let s = seed >>> 0 || 0x2545f491;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
+export { generator } from './random.js';
 
 const TRADE = ['Ferretería', 'Farmacia', 'Colmado', 'Supermercado', 'Distribuidora', 'Librería', 'Repuestos', 'Panadería', 'Óptica', 'Tienda'];
 const PLACE = ['del Caribe', 'Quisqueya', 'Ozama', 'Cibao', 'Las Américas', 'Ñoño', 'Duarte', 'del Este', 'Santo Domingo', 'Bávaro', 'La Vega', 'Higüey'];
