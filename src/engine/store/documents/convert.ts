@@ -26,12 +26,11 @@ import { parseBlob } from './layout.js';
 export const CONVERT_BATCH_ROWS = 200;
 
 /**
- * Compressions in flight at once. Each holds a zstd context of a few
- * megabytes from the moment it starts, so a whole batch started together cost
- * hundreds of megabytes (peak RSS 700 MB over 20,000 e-CF) for no more speed;
- * two kept a two-core machine busiest (10,000 e-CF: 15 s, against 24 s with four).
+ * Rows compressed between two looks at the event loop: the codec compresses on
+ * the calling thread (about 0.2 ms a document), so under `ecf serve` a request
+ * waits behind a few milliseconds of it, never a whole batch.
  */
-const COMPRESSING_AT_ONCE = 2;
+const COMPRESSED_BETWEEN_YIELDS = 20;
 
 const STATE_PREFIX = 'store.compress.';
 
@@ -126,7 +125,11 @@ async function convertTable(engine: Engine, documents: DocumentStore, spec: Docu
     const rows = await readBatch(db, spec, { after: state.after, limit });
     const last = rows.at(-1);
     const found: DocumentDamaged[] = [];
-    const work = await inTurns(rows, COMPRESSING_AT_ONCE, (row) => prepareRow(documents, spec, row, found));
+    const work: Conversion[][] = [];
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && i % COMPRESSED_BETWEEN_YIELDS === 0) await yieldToOthers();
+      work.push(await prepareRow(documents, spec, row, found));
+    }
     const next: TableState = {
       ...state,
       after: last ? last.k : state.after,
@@ -210,20 +213,6 @@ function matchesKept(bytes: Buffer, digest: KeptDigest): boolean {
   if (digest === null || digest === undefined) return true;
   const sha = sha256Of(bytes);
   return typeof digest === 'string' ? sha.toString('hex') === digest.toLowerCase() : sha.equals(digest);
-}
-
-/** `fn` over the items, at most `width` at a time, results in the items' order. */
-async function inTurns<T, R>(items: readonly T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
-  return out;
 }
 
 export interface RunningConversion {
