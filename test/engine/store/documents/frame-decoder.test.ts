@@ -90,7 +90,8 @@ describe('the kept-context frame decoder', () => {
       for (let cut = 0; cut < good.length; cut++) {
         const frame = good.subarray(0, cut);
         expect(isWholeFrame(frame), `cut at ${cut}`).toBe(false);
-        expect(keptAnswer(decoder, frame, CURRENT_DICTIONARY_ID), `cut at ${cut}`).toBe(publicAnswer(frame, CURRENT_DICTIONARY_ID));
+        // Node 24 refuses an empty frame, Node 22 answers empty bytes: the same answer either way.
+        expect(keptAnswer(decoder, frame, CURRENT_DICTIONARY_ID), `cut at ${cut}`).toEqual(publicAnswer(frame, CURRENT_DICTIONARY_ID));
       }
     }
   });
