@@ -3,6 +3,7 @@
 // row's own e-NCF written into the bytes, same length, so no two rows store the same bytes), its
 // `ecf_attempts` row and the `ecf.submitted` / `ecf.accepted` events that submission emits.
 import { createHash, randomBytes } from 'node:crypto';
+import { toRowInstant } from '../src/engine/clock.js';
 import { newEventId, newId } from '../src/engine/ids.js';
 import { ecfView, taxauthToStore } from '../src/engine/ecf/views.js';
 import { searchKey } from '../src/engine/ecf/search-key.js';
@@ -105,8 +106,9 @@ export function rowMaker(o: RowsOptions) {
       status,
       sequence_expires_on: type === 32 || type === 34 ? null : '2027-12-31',
       issue_date: issueDate,
-      issued_at: issuedAt,
-      signed_at: issuedAt,
+      // Milliseconds, and no signed_at: signed at the issue instant, as the engine writes it (migration 0022).
+      issued_at: toRowInstant(issuedAt),
+      signed_at: null,
       security_code: securityCode,
       // Empty: signing/row-qr.ts rebuilds it from the row, as for every e-CF the engine issues (migration 0020).
       qr_url: '',
@@ -126,7 +128,7 @@ export function rowMaker(o: RowsOptions) {
       sequence_range_id: o.rangeId,
       taxauth: taxauth ? taxauthToStore(taxauth) : null,
       retry: status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
-      updated_at: done ? at(9) : null,
+      updated_at: done ? toRowInstant(at(9)) : null,
     };
     const attempts = done
       ? [
@@ -141,7 +143,7 @@ export function rowMaker(o: RowsOptions) {
             messages: '[]',
             retry_decision: null,
             xml_sha256: null,
-            recorded_at: at(9),
+            recorded_at: toRowInstant(at(9)),
           },
         ]
       : [];

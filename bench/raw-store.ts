@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../src/engine/data-dir.js';
 import { openEngine } from '../src/engine/engine.js';
+import { toRowInstant } from '../src/engine/clock.js';
 import { createTenant } from '../src/engine/tenants/tenants.js';
 import { documentPool } from './corpus/pool.js';
 
@@ -52,7 +53,7 @@ export async function loadRawStore(dataDir: string, rows: number, onProgress?: (
       const at = new Date(start + i * 1000).toISOString();
       const cents = 10_000 + ((i * 7919) % 5_000_000);
       const id = randomUUID();
-      insertEcf.run(id, tenantKey, d.type, encf, at.slice(0, 10), at, at, encf.slice(-6), rfce ? 1 : 0, (cents / 100).toFixed(2), cents, createHash('sha256').update(xml).digest('hex'), id);
+      insertEcf.run(id, tenantKey, d.type, encf, at.slice(0, 10), toRowInstant(at), null, encf.slice(-6), rfce ? 1 : 0, (cents / 100).toFixed(2), cents, createHash('sha256').update(xml).digest('hex'), id);
       insertDocument.run(id, xml, rfce);
       documentBytes += xml.length + (rfce?.length ?? 0);
     }

@@ -45,6 +45,25 @@ export function toStoredInstant(instant: Date): string {
   return instant.toISOString();
 }
 
+/**
+ * The instants of the `ecf` row (issued_at, signed_at, updated_at) and of
+ * `ecf_attempts.recorded_at` are integer milliseconds since the epoch
+ * (migration 0022): 6 bytes in a SQLite record instead of 24 of ISO text, in
+ * the row and in each index that holds them. Every read and write of those
+ * columns goes through this pair, so what is shown stays the ISO text of
+ * before, to the millisecond.
+ */
+export function toRowInstant(instant: Date | string): number {
+  const ms = typeof instant === 'string' ? Date.parse(instant) : instant.getTime();
+  if (!Number.isInteger(ms)) throw new Error(`Not an instant: ${String(instant)}`);
+  return ms;
+}
+
+/** The UTC ISO text (milliseconds, `Z`) of an instant kept by toRowInstant. */
+export function fromRowInstant(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** The Dominican calendar month (yyyy-MM) of an instant: monthly caps and billing periods. */
 export function dominicanMonth(instant: Date | string): string {
   return toDominicanIso(instant).slice(0, 7);

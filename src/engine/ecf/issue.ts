@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { dominicanDate } from '../clock.js';
+import { dominicanDate, fromRowInstant, toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, conflict } from '../errors.js';
 import { emit } from '../events/outbox.js';
@@ -363,8 +363,9 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     status: 'signed',
     sequence_expires_on: numbering.sequenceExpiresOn,
     issue_date: doc.issueDate,
-    issued_at: now.toISOString(),
-    signed_at: now.toISOString(),
+    issued_at: toRowInstant(now),
+    // Signed at the issue instant: null says so (migration 0022), and signedAtOf reads it back.
+    signed_at: null,
     security_code: signed.securityCode,
     qr_url: '',
     submits_rfce: signed.rfceXml ? 1 : 0,
@@ -387,7 +388,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   };
   row.qr_url = qrUrlToStore({ ...row, issuer_rnc: p.tenant.rnc }, signed.qrUrl);
   await insertRow(tx, 'ecf', row);
-  await insertRow(tx, 'ecf_fingerprints', { tenant_id: tenantId, fingerprint: p.print, issued_at: row.issued_at, ecf_id: row.id });
+  await insertRow(tx, 'ecf_fingerprints', { tenant_id: tenantId, fingerprint: p.print, issued_at: fromRowInstant(row.issued_at), ecf_id: row.id });
   await insertRow(tx, 'ecf_documents', {
     ecf_id: row.id,
     xml: storedXml.blob,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { dominicanDayBounds } from '../clock.js';
+import { dominicanDayBounds, toRowInstant } from '../clock.js';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
@@ -102,8 +102,8 @@ function filtered(qb: EcfQuery, q: ListQuery, amountOffIndex = false): EcfQuery 
   if (q.Status) qb = qb.where('status', '=', q.Status);
   if (q.Environment) qb = qb.where('environment', '=', q.Environment);
   // Issue dates are Dominican calendar days; issued_at is the instant, so the bounds are day starts.
-  if (q.From) qb = qb.where('issued_at', '>=', dominicanDayBounds(q.From).start);
-  if (q.To) qb = qb.where('issued_at', '<', dominicanDayBounds(q.To).end);
+  if (q.From) qb = qb.where('issued_at', '>=', toRowInstant(dominicanDayBounds(q.From).start));
+  if (q.To) qb = qb.where('issued_at', '<', toRowInstant(dominicanDayBounds(q.To).end));
   if (q.Retrying !== undefined) qb = qb.where('retry', q.Retrying ? 'is not' : 'is', null);
   if (q.MinAmount !== undefined) qb = qb.where(amount, '>=', cents(q.MinAmount));
   if (q.MaxAmount !== undefined) qb = qb.where(amount, '<=', cents(q.MaxAmount));

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely, NotNull, Selectable } from 'kysely';
-import { toDominicanIso } from '../clock.js';
-import { qrUrlOf } from '../signing/row-qr.js';
+import { fromRowInstant, toDominicanIso } from '../clock.js';
+import { qrUrlOf, signedAtOf } from '../signing/row-qr.js';
 import type { Database, EcfTable } from '../store/schema.js';
 import { EnvironmentSchema, Nullable, Uuid } from '../schema-types.js';
 import type { Environment } from '../schema-types.js';
@@ -163,8 +163,8 @@ export function ecfView(r: EcfRow): EcfView {
     environment: r.environment as Environment,
     sequenceExpiresOn: r.sequence_expires_on,
     issueDate: r.issue_date,
-    issuedAt: toDominicanIso(r.issued_at),
-    signedAt: toDominicanIso(r.signed_at),
+    issuedAt: toDominicanIso(fromRowInstant(r.issued_at)),
+    signedAt: toDominicanIso(fromRowInstant(signedAtOf(r))),
     securityCode: r.security_code,
     qrUrl: qrUrlOf(r),
     submitsRfce: r.submits_rfce === 1,
@@ -193,7 +193,7 @@ export function summaryView(r: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMN
     type: r.type,
     environment: r.environment as Environment,
     issueDate: r.issue_date,
-    issuedAt: toDominicanIso(r.issued_at),
+    issuedAt: toDominicanIso(fromRowInstant(r.issued_at)),
     montoTotal: Number(r.monto_total),
     buyerRnc: r.buyer_rnc,
     buyerName: r.buyer_name,

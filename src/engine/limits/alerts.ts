@@ -1,4 +1,4 @@
-import { toDominicanIso } from '../clock.js';
+import { fromRowInstant, toDominicanIso, toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { getSettings } from '../settings/settings.js';
@@ -28,14 +28,14 @@ interface Sample {
  * counted once by its latest verdict. Failed and review are not verdicts.
  */
 async function lastHourVerdicts(engine: Engine, now: Date): Promise<Map<string, Sample>> {
-  const since = new Date(now.getTime() - SPIKE_WINDOW_MINUTES * 60_000).toISOString();
+  const since = toRowInstant(new Date(now.getTime() - SPIKE_WINDOW_MINUTES * 60_000));
   const rows = await engine.db
     .selectFrom('ecf_attempts as a')
     .innerJoin('ecf as e', 'e.id', 'a.ecf_id')
     .innerJoin('tenants as t', 't.store_key', 'e.tenant_key')
     .select(['t.id as tenant_id', 'a.ecf_id', 'a.outcome'])
     .where('a.recorded_at', '>', since)
-    .where('a.recorded_at', '<=', now.toISOString())
+    .where('a.recorded_at', '<=', toRowInstant(now))
     .where('a.outcome', 'in', ['accepted', 'accepted_conditional', 'rejected'])
     .where((eb) => eb.or([eb('a.retry_decision', 'is', null), eb('a.retry_decision', 'not like', 'auto:%')]))
     .orderBy('a.recorded_at')
@@ -105,8 +105,9 @@ export async function evaluateAlerts(engine: Engine): Promise<EventEnvelope[]> {
       const hours = parseBusinessHours(s['alerts.business_hours'] as string | null);
       const last = await engine.db.selectFrom('ecf').select('issued_at').where('tenant_key', '=', await tenantKey(engine.db, t.id)).orderBy('issued_at', 'desc').limit(1).executeTakeFirst();
       if (last && insideBusinessHours(now, hours) && !(await pauseInForce(engine.db, now, t.id, t.organization_id))) {
-        const silentHours = businessMsBetween(new Date(last.issued_at), now, hours) / HOUR_MS;
-        if (silentHours >= thresholdHours) plan.silence = { last: last.issued_at, silentHours, thresholdHours };
+        const lastAt = fromRowInstant(last.issued_at);
+        const silentHours = businessMsBetween(new Date(lastAt), now, hours) / HOUR_MS;
+        if (silentHours >= thresholdHours) plan.silence = { last: lastAt, silentHours, thresholdHours };
       }
     }
     if (plan.spike || plan.silence) plans.push(plan);

@@ -1,4 +1,4 @@
-import { dominicanDate } from '../clock.js';
+import { dominicanDate, fromRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { contingencyState, type ContingencyState } from '../submission/contingency.js';
 import { tenantKey } from '../tenants/lookup.js';
@@ -60,7 +60,8 @@ export async function storeSnapshot(engine: Engine): Promise<StoreSnapshot> {
       .orderBy('issued_at')
       .limit(1)
       .executeTakeFirst();
-    if (row && (oldestPendingIssuedAt === null || row.issued_at < oldestPendingIssuedAt)) oldestPendingIssuedAt = row.issued_at;
+    const issuedAt = row && fromRowInstant(row.issued_at);
+    if (issuedAt && (oldestPendingIssuedAt === null || issuedAt < oldestPendingIssuedAt)) oldestPendingIssuedAt = issuedAt;
   }
 
   const contingency = await contingencyState(db);

@@ -1,5 +1,5 @@
 import type { Engine } from '../engine.js';
-import { qrUrlOf } from '../signing/row-qr.js';
+import { qrUrlOf, signedAtOf } from '../signing/row-qr.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { getSetting } from '../settings/settings.js';
@@ -38,7 +38,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
         .selectFrom('ecf')
         .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
         .innerJoin('tenants', 'tenants.store_key', 'ecf.tenant_key')
-        .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
+        .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf.issued_at', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
         // What qrUrlOf rebuilds an empty qr_url from (migration 0020).
         .select(['ecf.qr_url', 'ecf.environment', 'tenants.rnc as issuer_rnc', 'ecf.type', 'ecf.buyer_rnc', 'ecf.issue_date', 'ecf.monto_total', 'ecf.security_code', 'ecf.submits_rfce'])
         .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
@@ -52,7 +52,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
   const printed = readSignedEcf(await readEcfXml(engine.documents, engine.db, row));
   const { pdf, pages } = renderRepresentation(
     printed,
-    { qrUrl: qrUrlOf(row), signedDuringContingency: row.signed_during_contingency === 1, signedAt: new Date(row.signed_at) },
+    { qrUrl: qrUrlOf(row), signedDuringContingency: row.signed_during_contingency === 1, signedAt: new Date(signedAtOf(row)) },
     layout,
   );
   return {

@@ -21,11 +21,18 @@ export interface QrRowFields {
   readonly issue_date: string;
   /** Two decimals, as in the XML. */
   readonly monto_total: string;
-  /** UTC ISO; FechaHoraFirma is this instant in Dominican time, to the second. */
-  readonly signed_at: string;
+  /** The row's instants (milliseconds, migration 0022): FechaHoraFirma is signed_at, or issued_at when null, in Dominican time to the second. */
+  readonly issued_at: number;
+  readonly signed_at: number | null;
   readonly security_code: string;
   readonly submits_rfce: number;
 }
+
+/**
+ * When the row's e-CF was signed (milliseconds): `signed_at` is null when it
+ * equals `issued_at` (migration 0022), which is every e-CF issued so far.
+ */
+export const signedAtOf = (r: { readonly issued_at: number; readonly signed_at: number | null }): number => r.signed_at ?? r.issued_at;
 
 const HOST_PATH: Record<string, string> = { test: 'testecf', cert: 'certecf', production: 'ecf' };
 
@@ -43,7 +50,7 @@ export function derivedQrUrl(r: QrRowFields): string | null {
       ['CodigoSeguridad', r.security_code],
     ])}`;
   }
-  const signed = new Date(Date.parse(r.signed_at) - 4 * 3_600_000).toISOString();
+  const signed = new Date(signedAtOf(r) - 4 * 3_600_000).toISOString();
   const params: [string, string][] = [['RncEmisor', r.issuer_rnc]];
   if (r.buyer_rnc && r.type !== 43 && r.type !== 47) params.push(['RncComprador', r.buyer_rnc]);
   params.push(

@@ -147,8 +147,10 @@ export interface EcfTable {
   status: string;
   sequence_expires_on: string | null;
   issue_date: string;
-  issued_at: string;
-  signed_at: string;
+  /** Milliseconds since the epoch (migration 0022): read and write with clock.ts toRowInstant/fromRowInstant. */
+  issued_at: number;
+  /** Null when it equals issued_at (every e-CF signs at its issue instant); read it with signedAtOf. */
+  signed_at: number | null;
   security_code: string;
   /** Empty when signing/row-qr.ts gives the URL back from the row (migration 0020); read it with qrUrlOf. */
   qr_url: string;
@@ -172,7 +174,8 @@ export interface EcfTable {
   sequence_range_id: string | null;
   taxauth: string | null;
   retry: string | null;
-  updated_at: string | null;
+  /** Milliseconds since the epoch (migration 0022). */
+  updated_at: number | null;
 }
 
 /**
@@ -218,7 +221,8 @@ export interface EcfAttemptsTable {
   retry_decision: string | null;
   /** Raw SHA-256 of the bytes sent; null when they were the e-CF's signed XML (always, since migration 0020). */
   xml_sha256: Buffer | null;
-  recorded_at: string;
+  /** Milliseconds since the epoch (migration 0022). */
+  recorded_at: number;
 }
 
 export interface AnnulmentsTable {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { toDominicanIso } from '../clock.js';
+import { fromRowInstant, toDominicanIso, toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -55,7 +55,7 @@ export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise
       retry_decision: a.retryDecision ?? null,
       // What is sent is always the e-CF's stored XML: its digest is read from there (migration 0020).
       xml_sha256: null,
-      recorded_at: now.toISOString(),
+      recorded_at: toRowInstant(now),
     })
     .execute();
   return attempt;
@@ -85,6 +85,6 @@ export async function listAttempts(engine: Engine, tenantId: string, ecfId: stri
     messages: JSON.parse(r.messages) as { code: number; value: string }[],
     ...(r.retry_decision !== null && { retryDecision: r.retry_decision }),
     xmlSha256: r.xml_sha256 ? r.xml_sha256.toString('hex') : sent,
-    recordedAt: toDominicanIso(r.recorded_at),
+    recordedAt: toDominicanIso(fromRowInstant(r.recorded_at)),
   }));
 }

@@ -1,4 +1,4 @@
-import { toDominicanIso } from '../clock.js';
+import { fromRowInstant, toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import { getSetting } from '../settings/settings.js';
@@ -55,7 +55,7 @@ async function save(tx: Tx, now: Date, state: ContingencyState): Promise<void> {
 /** contingency.* goes to every tenant alike: it is the platform's state, not one tenant's. */
 async function announce(tx: Tx, now: Date, active: boolean): Promise<void> {
   const oldest = await tx.selectFrom('ecf').select('issued_at').where('status', '=', 'signed').orderBy('issued_at').executeTakeFirst();
-  const oldestPendingMinutes = oldest ? Math.floor((now.getTime() - Date.parse(oldest.issued_at)) / 60_000) : 0;
+  const oldestPendingMinutes = oldest ? Math.floor((now.getTime() - Date.parse(fromRowInstant(oldest.issued_at))) / 60_000) : 0;
   const object = { status: active ? 'active' : 'inactive', changedAt: toDominicanIso(now), oldestPendingMinutes };
   for (const { id } of await tx.selectFrom('tenants').select('id').execute()) {
     await emit(tx, now, id, active ? 'contingency.activated' : 'contingency.deactivated', object);

@@ -1,3 +1,4 @@
+import { toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -26,7 +27,7 @@ export async function retryEcf(engine: Engine, tenantId: string, id: string): Pr
     if (!['failed', 'review', 'rejected'].includes(row.status)) {
       throw conflict('Ecf.NotRetryable', `${row.encf} is ${row.status}; only failed, review, or rejected without a consumed e-NCF can be retried.`);
     }
-    const next = { ...row, status: 'signed', updated_at: now.toISOString() };
+    const next = { ...row, status: 'signed', updated_at: toRowInstant(now) };
     await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
     await tx.deleteFrom('work').where('kind', '=', 'ecf.submit').where('ref', '=', row.id).execute();
     await queueSubmission(tx, now, { id: row.id, tenantId, environment: row.environment as Environment }, { phase: 'send', unclear: row.status !== 'rejected' });

@@ -1,3 +1,4 @@
+import { toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { emit } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
@@ -106,7 +107,7 @@ const shownState = (row: Row): string => (row.status === 'signed' && taxauthOf(r
  * now is; an event is a change of state, logged once the transaction commits.
  */
 async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event: EventType | null, by: Recorder): Promise<Row> {
-  const next = { ...row, ...changes, updated_at: now.toISOString() };
+  const next = { ...row, ...changes, updated_at: toRowInstant(now) };
   await tx
     .updateTable('ecf')
     .set({ status: next.status, taxauth: next.taxauth, retry: next.retry, updated_at: next.updated_at })

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dominicanDate } from '../../../src/engine/clock.js';
+import { dominicanDate, fromRowInstant, toRowInstant } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
 import { amountBand, bandBounds } from '../../../src/engine/ecf/amount-band.js';
@@ -35,7 +35,7 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
       type: v.type,
       status: v.status,
       environment: v.environment,
-      issued_at: issuedAt,
+      issued_at: toRowInstant(issuedAt),
       monto_total_cents: v.cents,
       monto_total: (v.cents / 100).toFixed(2),
       retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
@@ -51,7 +51,7 @@ async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promi
   const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenantId)).execute();
   const s = q.Search?.trim();
   return rows.filter((r) => {
-    const day = dominicanDate(r.issued_at);
+    const day = dominicanDate(fromRowInstant(r.issued_at));
     return (
       (s === undefined ||
         r.encf.startsWith(s.toUpperCase()) ||
@@ -134,7 +134,7 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
           const where = engine.db.updateTable('ecf').where('id', '=', id);
           if (c.kind === 'status') await where.set({ status: c.status }).execute();
           if (c.kind === 'retry') await where.set({ retry: c.retrying ? JSON.stringify({ count: 2, max: 3, nextAttemptAt: null }) : null }).execute();
-          if (c.kind === 'moved') await where.set({ issued_at: `${DAYS[c.day]}T${HOURS[c.hour]}` }).execute();
+          if (c.kind === 'moved') await where.set({ issued_at: toRowInstant(`${DAYS[c.day]}T${HOURS[c.hour]}`) }).execute();
           if (c.kind === 'amount') await where.set({ monto_total_cents: c.cents, monto_total: (c.cents / 100).toFixed(2) }).execute();
           if (c.kind === 'delete') await engine.db.deleteFrom('ecf').where('id', '=', id).execute();
         }

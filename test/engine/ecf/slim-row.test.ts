@@ -21,7 +21,9 @@ const ROW = {
   buyer_rnc: '131880681',
   issue_date: '2026-03-10',
   monto_total: '8507.80',
-  signed_at: '2026-03-10T14:05:09.123Z',
+  // Milliseconds since migration 0022; signed_at null: signed at the issue instant.
+  issued_at: Date.parse('2026-03-10T14:05:09.123Z'),
+  signed_at: null,
   security_code: 'a+B/c9',
   submits_rfce: 0,
 };

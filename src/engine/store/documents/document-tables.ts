@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { fromRowInstant } from '../../clock.js';
 import { dialectOf } from '../dialect.js';
 import { rowKey } from '../functions.js';
 import type { KeptDigest } from './document-store.js';
@@ -50,8 +51,8 @@ export const DOCUMENT_TABLES: readonly DocumentTable[] = [
     // ecf carries the tenant's store key (migration 0021); the filter compares the tenant's id.
     tenant: '(select k.id from tenants k where k.store_key = e.tenant_key)',
     columns: [
-      { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'e.signed_at', hexCopy: { table: 'ecf', key: 'id', column: 'document_hash' } },
-      { column: 'rfce_xml', rawDigest: 'rfce_sha256', hexDigest: null, signedAt: 'e.signed_at' },
+      { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'coalesce(e.signed_at, e.issued_at)', hexCopy: { table: 'ecf', key: 'id', column: 'document_hash' } },
+      { column: 'rfce_xml', rawDigest: 'rfce_sha256', hexDigest: null, signedAt: 'coalesce(e.signed_at, e.issued_at)' },
     ],
   },
   {
@@ -113,6 +114,9 @@ export interface DocumentRow {
   }[];
 }
 
+/** A signing time as ISO text: the `ecf` row keeps milliseconds (migration 0022), the other tables ISO text. */
+const signedText = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'number' ? fromRowInstant(v) : String(v));
+
 /** The digest that checks a document: the raw one when kept, else the older hex one. */
 export const keptDigest = (d: DocumentRow['documents'][number]): KeptDigest => d.raw ?? d.hex;
 
@@ -162,7 +166,7 @@ export async function readBatch(db: Kysely<any>, spec: DocumentTable, options: B
       blob: (r[`b${i}`] as Buffer | null) ?? null,
       raw: (r[`r${i}`] as Buffer | null) ?? null,
       hex: (r[`h${i}`] as string | null) ?? null,
-      signedAt: (r[`s${i}`] as string | null) ?? null,
+      signedAt: signedText(r[`s${i}`]),
       checkSignature: Number(r[`w${i}`] ?? 0) === 1,
     })),
   }));

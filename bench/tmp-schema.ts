@@ -1,0 +1,11 @@
+import { sql } from 'kysely';
+import { openDatabase } from '../src/engine/store/database.js';
+import { migrateToLatest } from '../src/engine/store/migrate.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const db = openDatabase(join(mkdtempSync(join(tmpdir(), 's-')), 'x.sqlite'));
+await migrateToLatest(db);
+const r = await sql<{ type: string; name: string; sql: string }>`select type, name, sql from sqlite_master where tbl_name in ('ecf','ecf_attempts') order by type, name`.execute(db);
+for (const x of r.rows) console.log(x.type, x.name, '\n ', x.sql);
+await db.destroy();
