@@ -7,6 +7,10 @@ import { migrations } from '../../../src/engine/store/migrations/index.js';
 import type { Database } from '../../../src/engine/store/schema.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
+import { ManualClock, dominicanDate, dominicanMonth, fromRowInstant, toDominicanIso, toRowInstant } from '../../../src/engine/clock.js';
+import { getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
+import { listAttempts, recordAttempt } from '../../../src/engine/submission/attempts.js';
+import { inTransaction } from '../../../src/engine/store/database.js';
 
 /**
  * Every table and column of schema.ts. The mapped type makes tsc fail when a
@@ -314,5 +318,66 @@ describe('migrations', () => {
     expect(new Map(counts.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
     const days = await engine.db.selectFrom('ecf_day_counts').select(['tenant_id', (eb) => eb.fn.sum<number>('n').as('n')]).groupBy('tenant_id').execute();
     expect(new Map(days.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
+  });
+  it('0022 keeps the instants of ecf and ecf_attempts as integer milliseconds (signed_at null when it is issued_at), both ways, with the same views and counts', async () => {
+    // Around the Dominican day and month edges (04:00 UTC), with milliseconds.
+    const engine = await testEngine(new ManualClock('2026-03-31T03:59:59.987Z'));
+    const { tenant } = await seedIssuer(engine);
+    const issue = async (at: string, key: string) => {
+      engine.clock.set(at);
+      return (await issueEcf(engine, tenant.id, { idempotencyKey: key, payload: invoice31({ internalNumber: key }) })).ecf;
+    };
+    const ecf = [await issue('2026-03-31T03:59:59.987Z', 'a'), await issue('2026-03-31T04:00:00.001Z', 'b'), await issue('2026-04-01T03:59:59.999Z', 'c')];
+    const ids = ecf.map((e) => e.id);
+    await inTransaction(engine.db, (tx) => recordAttempt(tx, new Date('2026-04-01T05:06:07.089Z'), { ecfId: ids[0]!, outcome: 'accepted', trackId: 't-1', messages: [] }));
+    await engine.db.updateTable('ecf').set({ updated_at: toRowInstant('2026-04-01T05:06:07.089Z') }).where('id', '=', ids[0]!).execute();
+    const stored = async () => (await engine.db.selectFrom('ecf').select(['id', 'issued_at', 'signed_at', 'updated_at']).orderBy('id').execute()).map((r) => ({ ...r }));
+    expect(await stored()).toEqual(ecf.map((e) => ({ id: e.id, issued_at: Date.parse(e.issuedAt), signed_at: null, updated_at: e.id === ids[0] ? Date.parse('2026-04-01T05:06:07.089Z') : null })).sort((x, y) => (x.id < y.id ? -1 : 1)));
+    const views = async () => ({
+      one: await Promise.all(ids.map((id) => getEcf(engine, tenant.id, id))),
+      list: (await listEcf(engine, tenant.id, {})).items,
+      days: await Promise.all(['2026-03-30', '2026-03-31', '2026-04-01'].map(async (d) => (await listEcf(engine, tenant.id, { From: d, To: d })).items.map((e) => e.id))),
+      attempts: await listAttempts(engine, tenant.id, ids[0]!),
+    });
+    const before = await views();
+    expect(before.days).toEqual([[ids[0]], [ids[2], ids[1]], []]);
+    expect(before.attempts[0]!.recordedAt).toBe(toDominicanIso('2026-04-01T05:06:07.089Z'));
+
+    // Down: ISO text again, signed_at filled, as 0021 had them.
+    await migrateTo(engine.db, '0021-tenant-key');
+    const text = await sql<{ id: string; issued_at: string; signed_at: string; updated_at: string | null }>`select id, issued_at, signed_at, updated_at from ecf order by id`.execute(engine.db);
+    expect(text.rows).toEqual((await Promise.all(ids.map((id) => getEcfText(id)))).sort((x, y) => (x.id < y.id ? -1 : 1)));
+    expect((await sql<{ r: string }>`select recorded_at as r from ecf_attempts`.execute(engine.db)).rows).toEqual([{ r: '2026-04-01T05:06:07.089Z' }]);
+    // A row signed at another instant than its issue keeps it.
+    await sql`update ecf set signed_at = '2026-04-01T03:59:58.500Z' where id = ${ids[2]}`.execute(engine.db);
+
+    await migrateToLatest(engine.db);
+    const after = await views();
+    expect(after).toEqual({
+      ...before,
+      one: before.one.map((v) => (v.id === ids[2] ? { ...v, signedAt: toDominicanIso('2026-04-01T03:59:58.500Z'), qrUrl: v.qrUrl.replace('23%3A59%3A59', '23%3A59%3A58') } : v)),
+    });
+    expect((await stored()).find((r) => r.id === ids[2])!.signed_at).toBe(Date.parse('2026-04-01T03:59:58.500Z'));
+
+    // The rewritten triggers keep the counts by Dominican day and month equal to a count by reading.
+    await issue('2026-04-30T04:00:00.000Z', 'd');
+    await engine.db.updateTable('ecf').set({ issued_at: toRowInstant('2026-05-01T03:59:59.999Z') }).where('id', '=', ids[1]!).execute();
+    const rows = await engine.db.selectFrom('ecf').select('issued_at').execute();
+    const tally = (keyOf: (iso: string) => string) => {
+      const m = new Map<string, number>();
+      for (const r of rows) m.set(keyOf(fromRowInstant(r.issued_at)), (m.get(keyOf(fromRowInstant(r.issued_at))) ?? 0) + 1);
+      return m;
+    };
+    const days = await engine.db.selectFrom('ecf_day_counts').select(['day', (eb) => eb.fn.sum<number>('n').as('n')]).where('tenant_id', '=', tenant.id).groupBy('day').having((eb) => eb.fn.sum('n'), '<>', 0).execute();
+    expect(new Map(days.map((d) => [d.day, Number(d.n)]))).toEqual(tally(dominicanDate));
+    const months = await engine.db.selectFrom('ecf_monthly_counts').select(['period', 'n']).where('tenant_id', '=', tenant.id).where('n', '<>', 0).execute();
+    expect(new Map(months.map((m) => [m.period, Number(m.n)]))).toEqual(tally(dominicanMonth));
+    expect((await listEcf(engine, tenant.id, { From: '2026-04-30', To: '2026-04-30' })).items.map((e) => e.id)).toEqual([ids[1], expect.any(String)]);
+
+    function getEcfText(id: string) {
+      const v = before.one.find((e) => e.id === id)!;
+      const iso = fromRowInstant(Date.parse(v.issuedAt));
+      return { id, issued_at: iso, signed_at: iso, updated_at: id === ids[0] ? '2026-04-01T05:06:07.089Z' : null };
+    }
   });
 });
