@@ -29,7 +29,7 @@ type Direction = 'up' | 'down';
 
 /** SQLite: the ISO text `x` as milliseconds, exact (julianday keeps the millisecond), and back. */
 const sqliteMs = (x: string) => `cast(round((julianday(${x}) - 2440587.5) * 86400000) as integer)`;
-const sqliteIso = (x: string) => `(strftime('%Y-%m-%dT%H:%M:%S', ${x} / 1000, 'unixepoch') || '.' || substr('00' || (${x} % 1000), -3) || 'Z')`;
+const sqliteIso = (x: string) => `(strftime('%Y-%m-%dT%H:%M:%S', cast(${x} as integer) / 1000, 'unixepoch') || '.' || substr('00' || (cast(${x} as integer) % 1000), -3) || 'Z')`;
 /** PostgreSQL: the same pair. */
 const pgMs = (x: string) => `round(extract(epoch from ${x}::timestamptz) * 1000)::bigint`;
 const pgIso = (x: string) => `to_char(timestamp 'epoch' + ${x} * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
