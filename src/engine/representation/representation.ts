@@ -1,4 +1,5 @@
 import type { Engine } from '../engine.js';
+import { fromRowInstant } from '../clock.js';
 import { qrUrlOf, signedAtOf } from '../signing/row-qr.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -52,7 +53,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
   const printed = readSignedEcf(await readEcfXml(engine.documents, engine.db, row));
   const { pdf, pages } = renderRepresentation(
     printed,
-    { qrUrl: qrUrlOf(row), signedDuringContingency: row.signed_during_contingency === 1, signedAt: new Date(signedAtOf(row)) },
+    { qrUrl: qrUrlOf(row), signedDuringContingency: row.signed_during_contingency === 1, signedAt: new Date(fromRowInstant(signedAtOf(row))) },
     layout,
   );
   return {
