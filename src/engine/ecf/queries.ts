@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { dominicanDayBounds } from '../clock.js';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
 import type { Engine } from '../engine.js';
@@ -11,7 +10,7 @@ import { check } from '../validation.js';
 import { EcfStatusSchema, ecfView, selectEcfRows, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
-import { keptCount } from './list-counts.js';
+import { dayOfRow, issuedWithin, keptCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 import { tenantKey } from '../tenants/lookup.js';
@@ -94,6 +93,8 @@ const cents = (v: number | string) => Number(new Dec(String(v)).times(100).toFix
 type EcfQuery = SelectQueryBuilder<Database, 'ecf', object>;
 /** Matches past which a page sorted by issue instant is found sooner by that index than by sorting them all. */
 const MANY_MATCHES = 5000;
+/** Offsets past which a page sorted by issue instant starts at the day its first row falls in (`dayOfRow`). */
+const SEEK_PAST = 2000;
 
 /** The list's filters other than Search, on any query over `ecf`. */
 function filtered(qb: EcfQuery, q: ListQuery, amountOffIndex = false): EcfQuery {
@@ -102,8 +103,7 @@ function filtered(qb: EcfQuery, q: ListQuery, amountOffIndex = false): EcfQuery 
   if (q.Status) qb = qb.where('status', '=', q.Status);
   if (q.Environment) qb = qb.where('environment', '=', q.Environment);
   // Issue dates are Dominican calendar days; issued_at is the instant, so the bounds are day starts.
-  if (q.From) qb = qb.where('issued_at', '>=', dominicanDayBounds(q.From).start);
-  if (q.To) qb = qb.where('issued_at', '<', dominicanDayBounds(q.To).end);
+  qb = issuedWithin(qb, q.From, q.To);
   if (q.Retrying !== undefined) qb = qb.where('retry', q.Retrying ? 'is not' : 'is', null);
   if (q.MinAmount !== undefined) qb = qb.where(amount, '>=', cents(q.MinAmount));
   if (q.MaxAmount !== undefined) qb = qb.where(amount, '<=', cents(q.MaxAmount));
@@ -142,7 +142,8 @@ async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQu
   return { hits, count: Number((await engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) };
 }
 
-export async function listEcf(engine: Engine, tenantId: string, query: unknown): Promise<PagedEcf> {
+/** `seekPast`: the offset from which a deep page seeks its day (tests lower it to try the seek on a small store). */
+export async function listEcf(engine: Engine, tenantId: string, query: unknown, { seekPast = SEEK_PAST }: { seekPast?: number } = {}): Promise<PagedEcf> {
   const q = check(ListQuery, query);
   const window = pageWindow({ page: q.Page, pageSize: q.PageSize, skip: q.Skip });
   const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
@@ -182,8 +183,15 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown):
     // every match (seconds at a million e-CF); with many matches, walking the issue-instant index
     // finds a page after a few rows. `+column` keeps a comparison off its index.
     const amountOffIndex = sortColumn === 'issued_at' && (q.MinAmount !== undefined || q.MaxAmount !== undefined) && (kept ?? 0) > MANY_MATCHES;
-    const page = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q, amountOffIndex);
-    rows = await page.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(window.offset).execute();
+    let page = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q, amountOffIndex);
+    let offset = window.offset;
+    const seek = sortColumn === 'issued_at' && offset >= seekPast ? await dayOfRow(engine, tenantId, counted, order, offset) : undefined;
+    if (seek) {
+      // The days before the seek day hold `before` rows of the order; the page starts inside the seek day or later.
+      page = order === 'desc' ? issuedWithin(page, undefined, seek.day) : issuedWithin(page, seek.day, undefined);
+      offset -= seek.before;
+    }
+    rows = await page.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(offset).execute();
     count = kept === undefined ? await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: kept };
   }
   return pageOf(rows.map(summaryView), Number(count.n), window);

@@ -297,6 +297,14 @@ export interface EcfAmountCountsTable {
   n: number;
 }
 
+/** E-CF per tenant, Dominican issue day and amount band, kept by triggers (migration 0022): the list's From/To with an amount bound. */
+export interface EcfDayAmountCountsTable {
+  tenant_id: string;
+  day: string;
+  band: number;
+  n: number;
+}
+
 export interface WebhookEndpointsTable {
   id: string;
   tenant_id: string;
@@ -519,6 +527,7 @@ export interface Database {
   ecf_counts: EcfCountsTable;
   ecf_day_counts: EcfDayCountsTable;
   ecf_amount_counts: EcfAmountCountsTable;
+  ecf_day_amount_counts: EcfDayAmountCountsTable;
   ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -6,6 +6,8 @@ import { migrateDown, migrateTo, migrateToLatest, migrationStatus } from '../../
 import { migrations } from '../../../src/engine/store/migrations/index.js';
 import type { Database } from '../../../src/engine/store/schema.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
+import { amountBand } from '../../../src/engine/ecf/amount-band.js';
+import { dominicanDate } from '../../../src/engine/clock.js';
 import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
 
 /**
@@ -63,6 +65,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   ecf_fingerprints: { tenant_id: true, fingerprint: true, issued_at: true, ecf_id: true },
   ecf_amount_counts: { tenant_id: true, band: true, environment: true, type: true, status: true, n: true },
   ecf_day_counts: { tenant_id: true, day: true, environment: true, type: true, status: true, retrying: true, n: true },
+  ecf_day_amount_counts: { tenant_id: true, day: true, band: true, n: true },
   webhook_endpoints: {
     id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
     disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
@@ -314,5 +317,28 @@ describe('migrations', () => {
     expect(new Map(counts.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
     const days = await engine.db.selectFrom('ecf_day_counts').select(['tenant_id', (eb) => eb.fn.sum<number>('n').as('n')]).groupBy('tenant_id').execute();
     expect(new Map(days.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
+  });
+
+  it('0022 counts the e-CF already stored per day and amount band, and its triggers count the next ones', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const first = (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
+    engine.clock.advance(86_400_000);
+    const second = (await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: invoice31({ lines: [{ name: 'Caja', quantity: 1, unitPrice: '5.00' }] }) })).ecf;
+    await migrateTo(engine.db, '0021-tenant-key');
+    await migrateToLatest(engine.db);
+    const band = (amount: string | number) => amountBand(Math.round(Number(amount) * 100));
+    const counted = async () =>
+      (await engine.db.selectFrom('ecf_day_amount_counts').select(['tenant_id', 'day', 'band', 'n']).where('n', '<>', 0).orderBy('day').orderBy('band').execute()).map((r) => ({ ...r, n: Number(r.n) }));
+    expect(await counted()).toEqual([
+      { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(first.montoTotal), n: 1 },
+      { tenant_id: tenant.id, day: dominicanDate(second.issuedAt), band: band(second.montoTotal), n: 1 },
+    ]);
+    await engine.db.updateTable('ecf').set({ monto_total_cents: 1, monto_total: '0.01' }).where('id', '=', first.id).execute();
+    await engine.db.updateTable('ecf').set({ issued_at: first.issuedAt }).where('id', '=', second.id).execute();
+    expect(await counted()).toEqual([
+      { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: 1, n: 1 },
+      { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(second.montoTotal), n: 1 },
+    ]);
   });
 });
