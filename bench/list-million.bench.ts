@@ -152,7 +152,9 @@ if (process.env.BENCH_KEEP_DIR) console.log(`data dir kept: ${dataDir}`);
 
 /** The queries again on a kept data dir: the samples are drawn from its rows. */
 async function reuse(dir: string): Promise<never> {
+  const opening = performance.now();
   const engine = await openEngine({ dataDir: dir });
+  console.log(`opened (migrations pending on it included) in ${((performance.now() - opening) / 1000).toFixed(1)} s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
   const { id: tenantId } = await engine.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirstOrThrow();
   const rows = (await sql<{ id: string; encf: string; buyer_rnc: string | null }>`select id, encf, buyer_rnc from ecf order by random() limit 5000`.execute(engine.db)).rows;
   console.log(`reusing ${dir}: ${rows.length} sampled e-CF`);

@@ -169,7 +169,7 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
         }
         for (const [q, p] of queries) {
           const query = { ...q, ...p };
-          // seekPast 1: a deep page seeks its day (dayOfRow) whenever it can, as it does past 2,000 rows on a big store.
+          // seekPast 1: a deep page seeks its day (dayOfRow) whenever it can, as it does past 20,000 rows on a big store.
           const page = await listEcf(engine, tenant.id, query, { seekPast: 1 });
           expect({ query, total: page.totalCount, ids: page.items.map((i) => i.id) }).toEqual({ query, total: await naiveCount(engine, tenant.id, q), ids: await naivePage(engine, tenant.id, query) });
         }
