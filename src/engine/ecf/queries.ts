@@ -12,6 +12,7 @@ import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
 import { dayOfRow, issuedWithin, keptCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
+import { dialectOf } from '../store/dialect.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 import { tenantKey } from '../tenants/lookup.js';
 
@@ -211,7 +212,8 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown, 
     const amountOffIndex = sortColumn === 'issued_at' && (q.MinAmount !== undefined || q.MaxAmount !== undefined) && (kept ?? 0) > MANY_MATCHES;
     // Sorted by amount with From/To, the planner may take the issue-instant index and sort a month of
     // e-CF (0.1 s at a million); the amount index holds the instant (0022), so walking it reads no table row.
-    const issuedOffIndex = sortColumn === 'monto_total_cents';
+    // PostgreSQL's planner weighs the two by its statistics (and has no unary plus on text).
+    const issuedOffIndex = sortColumn === 'monto_total_cents' && dialectOf(engine.db) === 'sqlite';
     let page = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q, amountOffIndex, issuedOffIndex);
     let offset = window.offset;
     const seek = sortColumn === 'issued_at' && offset >= seekPast ? await dayOfRow(engine, tenantId, counted, order, offset) : undefined;
