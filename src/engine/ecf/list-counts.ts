@@ -37,8 +37,9 @@ export function issuedWithin<Q extends SelectQueryBuilder<Database, 'ecf', any>>
  * and Type, Status or Environment), and the caller counts the matches.
  *
  * - Type, status and environment: a sum over `ecf_counts`.
- * - With From/To or Retrying: a sum over `ecf_day_counts` (From/To are whole
- *   Dominican days, so a range of days is a range of its rows).
+ * - With From/To: a sum over `ecf_day_counts` (From/To are whole Dominican
+ *   days, so a range of days is a range of its rows); with Retrying alone, over
+ *   `ecf_retry_counts`.
  * - With MinAmount/MaxAmount: a sum over the `ecf_amount_counts` bands wholly
  *   inside the bounds, plus the e-CF of the one or two edge bands counted
  *   from the amount index (which holds type, status and environment).
@@ -54,8 +55,11 @@ export async function keptCount(engine: Engine, tenantId: string, f: CountedFilt
     return f.retrying === undefined && !dims ? amountCount(engine, tenantId, f, true) : undefined;
   }
   if (amounts) return amountCount(engine, tenantId, f, false);
-  // Both tables share the type, status, environment and n columns; only ecf_day_counts has day and retrying.
-  let counts = engine.db.selectFrom((byDay ? 'ecf_day_counts' : 'ecf_counts') as 'ecf_counts').where('tenant_id', '=', tenantId);
+  // The tables share the type, status, environment and n columns; ecf_day_counts has day and retrying,
+  // ecf_retry_counts retrying (0022), so Retrying alone sums a few dozen rows, not a year of days.
+  const days = f.from !== undefined || f.to !== undefined;
+  const table = days ? 'ecf_day_counts' : f.retrying !== undefined ? 'ecf_retry_counts' : 'ecf_counts';
+  let counts = engine.db.selectFrom(table as 'ecf_counts').where('tenant_id', '=', tenantId);
   if (f.type !== undefined) counts = counts.where('type', '=', f.type);
   if (f.status) counts = counts.where('status', '=', f.status);
   if (f.environment) counts = counts.where('environment', '=', f.environment);
@@ -72,10 +76,10 @@ export async function keptCount(engine: Engine, tenantId: string, f: CountedFilt
  * Dominican day, and how many rows the days before it (in `order`) hold, from
  * the kept day counts. A deep page then starts at that day and skips only
  * inside it, instead of skipping `offset` rows one by one; Page, PageSize and
- * Skip keep their meaning. Undefined when the counts cannot say (an amount
- * bound) or the offset is past the last row.
+ * Skip keep their meaning. `past`: the offset is past the last row, so the
+ * page is empty. Undefined when the counts cannot say (an amount bound).
  */
-export async function dayOfRow(engine: Engine, tenantId: string, f: CountedFilters, order: 'asc' | 'desc', offset: number): Promise<{ day: string; before: number } | undefined> {
+export async function dayOfRow(engine: Engine, tenantId: string, f: CountedFilters, order: 'asc' | 'desc', offset: number): Promise<{ day: string; before: number } | 'past' | undefined> {
   if (f.minCents !== undefined || f.maxCents !== undefined) return undefined;
   let counts = engine.db.selectFrom('ecf_day_counts').where('tenant_id', '=', tenantId);
   if (f.type !== undefined) counts = counts.where('type', '=', f.type);
@@ -91,7 +95,7 @@ export async function dayOfRow(engine: Engine, tenantId: string, f: CountedFilte
     if (before + n > offset) return { day: d.day, before };
     before += n;
   }
-  return undefined;
+  return 'past';
 }
 
 async function amountCount(engine: Engine, tenantId: string, f: CountedFilters, byDay: boolean): Promise<number> {

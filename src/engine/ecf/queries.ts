@@ -217,12 +217,13 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown, 
     let page = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q, amountOffIndex, issuedOffIndex);
     let offset = window.offset;
     const seek = sortColumn === 'issued_at' && offset >= seekPast ? await dayOfRow(engine, tenantId, counted, order, offset) : undefined;
-    if (seek) {
+    if (seek && seek !== 'past') {
       // The days before the seek day hold `before` rows of the order; the page starts inside the seek day or later.
       page = order === 'desc' ? issuedWithin(page, undefined, seek.day) : issuedWithin(page, seek.day, undefined);
       offset -= seek.before;
     }
-    rows = await page.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(offset).execute();
+    // Past the last row the page is empty: no query skips every match to find that out.
+    rows = seek === 'past' ? [] : await page.select([...SUMMARY_COLUMNS]).orderBy(sortColumn, order).orderBy(key, order).limit(window.pageSize).offset(offset).execute();
     count = kept === undefined ? await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: kept };
   }
   return pageOf(rows.map(summaryView), Number(count.n), window);

@@ -305,6 +305,16 @@ export interface EcfDayAmountCountsTable {
   n: number;
 }
 
+/** E-CF per tenant, environment, type, status and retry pending, kept by triggers (migration 0022): Retrying without From/To. */
+export interface EcfRetryCountsTable {
+  tenant_id: string;
+  environment: string;
+  type: number;
+  status: string;
+  retrying: number;
+  n: number;
+}
+
 export interface WebhookEndpointsTable {
   id: string;
   tenant_id: string;
@@ -528,6 +538,7 @@ export interface Database {
   ecf_day_counts: EcfDayCountsTable;
   ecf_amount_counts: EcfAmountCountsTable;
   ecf_day_amount_counts: EcfDayAmountCountsTable;
+  ecf_retry_counts: EcfRetryCountsTable;
   ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

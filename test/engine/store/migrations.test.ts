@@ -66,6 +66,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   ecf_amount_counts: { tenant_id: true, band: true, environment: true, type: true, status: true, n: true },
   ecf_day_counts: { tenant_id: true, day: true, environment: true, type: true, status: true, retrying: true, n: true },
   ecf_day_amount_counts: { tenant_id: true, day: true, band: true, n: true },
+  ecf_retry_counts: { tenant_id: true, environment: true, type: true, status: true, retrying: true, n: true },
   webhook_endpoints: {
     id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
     disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
@@ -319,7 +320,7 @@ describe('migrations', () => {
     expect(new Map(days.map((c) => [c.tenant_id, Number(c.n)]))).toEqual(new Map([[a.id, 1], [b.id, 2]]));
   });
 
-  it('0022 counts the e-CF already stored per day and amount band, and its triggers count the next ones', async () => {
+  it('0022 counts the e-CF already stored per day and amount band and per retry pending, and its triggers count the changes', async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
     const first = (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
@@ -335,7 +336,11 @@ describe('migrations', () => {
       { tenant_id: tenant.id, day: dominicanDate(second.issuedAt), band: band(second.montoTotal), n: 1 },
     ]);
     await engine.db.updateTable('ecf').set({ monto_total_cents: 1, monto_total: '0.01' }).where('id', '=', first.id).execute();
-    await engine.db.updateTable('ecf').set({ issued_at: first.issuedAt }).where('id', '=', second.id).execute();
+    const retries = async () =>
+      (await engine.db.selectFrom('ecf_retry_counts').select(['tenant_id', 'retrying', 'n']).where('n', '<>', 0).orderBy('retrying').execute()).map((r) => ({ ...r, n: Number(r.n) }));
+    expect(await retries()).toEqual([{ tenant_id: tenant.id, retrying: 0, n: 2 }]);
+    await engine.db.updateTable('ecf').set({ issued_at: first.issuedAt, retry: JSON.stringify({ count: 1, max: 3, nextAttemptAt: null }) }).where('id', '=', second.id).execute();
+    expect(await retries()).toEqual([{ tenant_id: tenant.id, retrying: 0, n: 1 }, { tenant_id: tenant.id, retrying: 1, n: 1 }]);
     expect(await counted()).toEqual([
       { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: 1, n: 1 },
       { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(second.montoTotal), n: 1 },

@@ -14,6 +14,10 @@ import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, rowKey, witho
  *   the bounds over the days, and counts only the edge bands' e-CF. It has no
  *   type, status or environment: per day those would multiply its rows past
  *   what a month's sum can read in a few milliseconds.
+ * - `ecf_retry_counts` keeps the number of e-CF per tenant, environment,
+ *   type, status and whether a retry is pending: Retrying without From/To
+ *   summed a year of `ecf_day_counts` (16,000 rows, 4-5 ms at any size), now
+ *   at most a few dozen rows.
  * - `ecf_list_amount_counted` also holds `issued_at`, so the edge bands are
  *   counted, and an amount-sorted page with From/To filtered, from the index
  *   alone.
@@ -22,6 +26,7 @@ import { createRowTrigger, dominicanDay, dropRowTrigger, isSqlite, rowKey, witho
  */
 const BATCH = 20_000;
 const DIMENSIONS = ['tenant_id', 'day', 'band'] as const;
+const RETRY_DIMENSIONS = ['tenant_id', 'environment', 'type', 'status', 'retrying'] as const;
 
 /** A copy of ecf/amount-band.ts `amountBand` in SQL (as 0018 has it). */
 function band(db: Kysely<unknown>, cents: string): string {
@@ -70,6 +75,35 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     body: [add('old', -1), add('new', 1)],
   });
 
+  await withoutRowid(
+    db,
+    db.schema
+      .createTable('ecf_retry_counts')
+      .addColumn('tenant_id', 'text', (c) => c.notNull())
+      .addColumn('environment', 'text', (c) => c.notNull())
+      .addColumn('type', 'integer', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('retrying', 'integer', (c) => c.notNull())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ecf_retry_counts_pk', [...RETRY_DIMENSIONS]),
+  ).execute();
+  const retrying = (row: string) => `case when ${row}.retry is null then 0 else 1 end`;
+  // Summed from the day counts, which hold the same dimensions per day: a few thousand rows, not every e-CF.
+  await sql.raw(`insert into ecf_retry_counts (${RETRY_DIMENSIONS.join(', ')}, n)
+    select ${RETRY_DIMENSIONS.join(', ')}, sum(n) from ecf_day_counts group by ${RETRY_DIMENSIONS.join(', ')}`).execute(db);
+  const addRetry = (row: 'new' | 'old', delta: 1 | -1) =>
+    `insert into ecf_retry_counts (${RETRY_DIMENSIONS.join(', ')}, n)
+      values (${tenantOf(row)}, ${row}.environment, ${row}.type, ${row}.status, ${retrying(row)}, ${delta})
+      on conflict (${RETRY_DIMENSIONS.join(', ')}) do update set n = ecf_retry_counts.n + (${delta})`;
+  await createRowTrigger(db, { name: 'ecf_retry_counts_insert', table: 'ecf', on: 'insert', body: [addRetry('new', 1)] });
+  await createRowTrigger(db, { name: 'ecf_retry_counts_delete', table: 'ecf', on: 'delete', body: [addRetry('old', -1)] });
+  await createRowTrigger(db, {
+    name: 'ecf_retry_counts_update',
+    table: 'ecf',
+    on: { update: ['tenant_key', 'environment', 'type', 'status', 'retry'] },
+    body: [addRetry('old', -1), addRetry('new', 1)],
+  });
+
   await db.schema.dropIndex('ecf_list_amount_counted').execute();
   if (isSqlite(db)) {
     await db.schema.createIndex('ecf_list_amount_counted').on('ecf').columns(['tenant_key', 'monto_total_cents', 'type', 'status', 'environment', 'issued_at']).execute();
@@ -85,6 +119,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   } else {
     await sql`create index ecf_list_amount_counted on ecf (tenant_key, monto_total_cents, id) include (type, status, environment)`.execute(db);
   }
+  for (const t of ['ecf_retry_counts_insert', 'ecf_retry_counts_delete', 'ecf_retry_counts_update']) await dropRowTrigger(db, t, 'ecf');
+  await db.schema.dropTable('ecf_retry_counts').execute();
   for (const t of ['ecf_day_amount_counts_insert', 'ecf_day_amount_counts_delete', 'ecf_day_amount_counts_update']) await dropRowTrigger(db, t, 'ecf');
   await db.schema.dropTable('ecf_day_amount_counts').execute();
 }
