@@ -177,4 +177,20 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
       { numRuns: 25 },
     );
   });
+
+  it('break ties of a search read into memory by the row key in the order asked, as the store sorts them', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
+    const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
+    // Six e-CF at one instant and one amount: only the row key orders them.
+    for (let n = 0; n < 6; n++) await addCopy(engine, template, n, { type: 31, status: 'accepted', environment: 'test', day: 1, hour: 3, cents: 5000, retrying: false, buyer: 0 });
+    for (const paging of [{ Order: 'desc' }, { Order: 'asc' }, { Order: 'asc', Sort: 'montoTotal' }, { Order: 'desc', Sort: 'montoTotal' }] as const) {
+      for (const Page of [1, 2, 3]) {
+        const query = { Search: 'E31', Status: 'accepted' as const, PageSize: 2, Page, ...paging };
+        const page = await listEcf(engine, tenant.id, query);
+        expect({ query, ids: page.items.map((i) => i.id), total: page.totalCount }).toEqual({ query, ids: await naivePage(engine, tenant.id, query), total: 6 });
+      }
+    }
+  });
 });
