@@ -12,7 +12,8 @@
 // throwaway cluster; rows default to 1,000,000 there) and prints its relation sizes.
 // BENCH_QUERIES=0 stops after the load and the bytes (to measure a long load alone). BENCH_LOAD_WORKERS
 // (default: the cores but one) and BENCH_LOAD_CACHE_MIB (default 32) set the SQLite load (bench/bulk-load.ts).
-// BENCH_KEEP_DIR=1 keeps the data dir.
+// BENCH_KEEP_DIR=1 keeps the data dir; BENCH_REUSE_DIR=<dir> runs the queries again on a kept data dir
+// (no load, no bytes: the engine's migrations run on it when it opens, so a new one is tried on a big store).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -51,12 +52,16 @@ const GET_TARGET_MS = 5;
 /** A query gets at most this long in all (and at least 5 calls), so one slow query cannot take many minutes. */
 const BUDGET_MS_PER_QUERY = 15_000;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'ecf-bench-list-'));
+const REUSE_DIR = process.env.BENCH_REUSE_DIR;
+const dataDir = REUSE_DIR ?? mkdtempSync(join(tmpdir(), 'ecf-bench-list-'));
 // A million signed documents are gigabytes: the directory goes away however the run ends.
 process.on('exit', () => {
-  if (!process.env.BENCH_KEEP_DIR) rmSync(dataDir, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP_DIR && !REUSE_DIR) rmSync(dataDir, { recursive: true, force: true });
 });
 process.on('SIGINT', () => process.exit(130));
+const end = Date.parse('2026-11-01T04:00:00Z');
+const start = end - 365 * 86_400_000;
+if (REUSE_DIR) await reuse(REUSE_DIR);
 if (PG) {
   const url = new URL(process.env.ECF_TEST_DATABASE_URL!);
   url.pathname = `/ecf_bench_list_${process.pid}`;
@@ -73,8 +78,6 @@ await engine.db.deleteFrom('ecf').execute();
 
 // The pool's cache file is built here if missing; the SQLite load reads it from disk (bench/corpus/pool-file.ts).
 const pool = documentPool();
-const end = Date.parse('2026-11-01T04:00:00Z');
-const start = end - 365 * 86_400_000;
 const rowsOptions = { rows: ROWS, tenantId, tenantKey: await tenantKey(engine.db, tenantId), rnc, documents: DOCUMENTS, rangeId, start, end };
 // Documents are stored as the engine stores them: compressed, the certificate kept once (bench/stored-documents.ts),
 // packed on worker threads (bench/packing.ts).
@@ -123,9 +126,6 @@ if (PG) {
   };
   queries = await openEngine({ dataDir });
 }
-const sampleIds = loaded.ids;
-const encfs = loaded.encfs;
-const rncs = loaded.buyerRncs;
 console.log(
   `load: ${loaded.seconds.toFixed(1)} s (${Math.round(ROWS / loaded.seconds).toLocaleString('en')} e-CF/s; ${loaded.how}), peak RSS ${Math.round(loaded.peakRssMiB)} MB${PG ? ' (the bench process)' : ` (target <= 300 MB: ${loaded.peakRssMiB <= 300 ? 'ok' : 'MISSED'})`};` +
     ` signed XML per e-CF, RFCE included: ${Math.round(loaded.documentBytes / ROWS).toLocaleString('en')} bytes${DOCUMENTS ? '' : ' (not stored)'}`,
@@ -147,6 +147,26 @@ if (process.env.BENCH_QUERIES === '0') {
   await queries.close();
   process.exit(0);
 }
+await runQueries(queries, tenantId, { ids: loaded.ids, encfs: loaded.encfs, buyerRncs: loaded.buyerRncs });
+if (process.env.BENCH_KEEP_DIR) console.log(`data dir kept: ${dataDir}`);
+
+/** The queries again on a kept data dir: the samples are drawn from its rows. */
+async function reuse(dir: string): Promise<never> {
+  const opening = performance.now();
+  const engine = await openEngine({ dataDir: dir });
+  console.log(`opened (migrations pending on it included) in ${((performance.now() - opening) / 1000).toFixed(1)} s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+  const { id: tenantId } = await engine.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirstOrThrow();
+  const rows = (await sql<{ id: string; encf: string; buyer_rnc: string | null }>`select id, encf, buyer_rnc from ecf order by random() limit 5000`.execute(engine.db)).rows;
+  console.log(`reusing ${dir}: ${rows.length} sampled e-CF`);
+  await runQueries(engine, tenantId, { ids: rows.map((r) => r.id), encfs: rows.map((r) => r.encf), buyerRncs: rows.flatMap((r) => (r.buyer_rnc ? [r.buyer_rnc] : [])) });
+  process.exit(0);
+}
+
+async function runQueries(queries: Engine, tenantId: string, samples: { ids: string[]; encfs: string[]; buyerRncs: string[] }): Promise<void> {
+const sampleIds = samples.ids;
+const encfs = samples.encfs;
+const rncs = samples.buyerRncs;
+const only = process.env.BENCH_ONLY;
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 const any = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const day = (ms: number) => new Date(ms - 4 * 3_600_000).toISOString().slice(0, 10);
@@ -157,6 +177,7 @@ const statuses = ['accepted', 'signed', 'rejected', 'failed', 'review', 'accepte
 const missed: string[] = [];
 
 async function time(label: string, call: () => Promise<unknown>, target = TARGET_MS): Promise<void> {
+  if (only && !label.includes(only)) return;
   const w = performance.now();
   await call();
   if ((performance.now() - w) * CALLS < BUDGET_MS_PER_QUERY) for (let i = 0; i < 4; i++) await call();
@@ -201,8 +222,7 @@ await time('list: Order asc', list(() => ({ Order: 'asc' })));
 await time('list: deep page (Page 500)', list(() => ({ Page: 500 })));
 await time('list: deep page (Skip 100,000, Type)', list(() => ({ Skip: 100_000, Type: any(types) })));
 await time('getEcf by id', () => getEcf(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
-if (DOCUMENTS) await time('ecfXml by id', () => ecfXml(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
+if (DOCUMENTS && !REUSE_DIR) await time('ecfXml by id', () => ecfXml(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
 console.log(missed.length ? `missed the target: ${missed.join('; ')}` : 'every query within its target');
-
 await queries.close();
-if (process.env.BENCH_KEEP_DIR) console.log(`data dir kept: ${dataDir}`);
+}

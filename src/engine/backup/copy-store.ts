@@ -54,6 +54,8 @@ export const DERIVED_TABLES: readonly { readonly table: keyof Database & string;
   { table: 'ecf_monthly_counts', key: ['tenant_id', 'environment', 'period'] },
   { table: 'ecf_amount_counts', key: ['tenant_id', 'band', 'environment', 'type', 'status'] },
   { table: 'ecf_day_counts', key: ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] },
+  { table: 'ecf_day_amount_counts', key: ['tenant_id', 'day', 'band'] },
+  { table: 'ecf_retry_counts', key: ['tenant_id', 'environment', 'type', 'status', 'retrying'] },
 ];
 
 /**

@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { dominicanDayBounds, toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
+import type { Database } from '../store/schema.js';
 import { amountBand, bandBounds } from './amount-band.js';
 import { tenantKey } from '../tenants/lookup.js';
 
@@ -16,25 +18,48 @@ export interface CountedFilters {
 }
 
 /**
+ * Issued within the Dominican days `from` to `to` (inclusive, either open):
+ * the one place a list compares issue instants, so a change of how instants
+ * are stored changes this function only.
+ */
+export function issuedWithin<Q extends SelectQueryBuilder<Database, 'ecf', any>>(qb: Q, from: string | undefined, to: string | undefined, offIndex = false): Q {
+  // `+column` keeps a comparison off its index, so the planner walks the index of the sort instead.
+  const issued = offIndex ? sql<number>`+issued_at` : sql.ref<number>('issued_at');
+  if (from) qb = qb.where(issued, '>=', toRowInstant(dominicanDayBounds(from).start)) as Q;
+  if (to) qb = qb.where(issued, '<', toRowInstant(dominicanDayBounds(to).end)) as Q;
+  return qb;
+}
+
+/**
  * The list's exact `totalCount` without reading every match, when the
- * filters allow (migrations 0006 and 0018); undefined when they do not (a
- * search, or an amount bound with From/To or Retrying), and the caller counts
- * the matches.
+ * filters allow (migrations 0006, 0018 and 0022); undefined when they do not
+ * (a search, an amount bound with Retrying, or an amount bound with From/To
+ * and Type, Status or Environment), and the caller counts the matches.
  *
  * - Type, status and environment: a sum over `ecf_counts`.
- * - With From/To or Retrying: a sum over `ecf_day_counts` (From/To are whole
- *   Dominican days, so a range of days is a range of its rows).
+ * - With From/To: a sum over `ecf_day_counts` (From/To are whole Dominican
+ *   days, so a range of days is a range of its rows); with Retrying alone, over
+ *   `ecf_retry_counts`.
  * - With MinAmount/MaxAmount: a sum over the `ecf_amount_counts` bands wholly
  *   inside the bounds, plus the e-CF of the one or two edge bands counted
  *   from the amount index (which holds type, status and environment).
+ * - With MinAmount/MaxAmount and From/To: the same over `ecf_day_amount_counts`
+ *   (per day and band), the edge bands counted from the amount index, which
+ *   holds the issue instant (0022).
  */
 export async function keptCount(engine: Engine, tenantId: string, f: CountedFilters): Promise<number | undefined> {
   const amounts = f.minCents !== undefined || f.maxCents !== undefined;
   const byDay = f.from !== undefined || f.to !== undefined || f.retrying !== undefined;
-  if (amounts && byDay) return undefined;
-  if (amounts) return amountCount(engine, tenantId, f);
-  // Both tables share the type, status, environment and n columns; only ecf_day_counts has day and retrying.
-  let counts = engine.db.selectFrom((byDay ? 'ecf_day_counts' : 'ecf_counts') as 'ecf_counts').where('tenant_id', '=', tenantId);
+  if (amounts && byDay) {
+    const dims = f.type !== undefined || f.status !== undefined || f.environment !== undefined;
+    return f.retrying === undefined && !dims ? amountCount(engine, tenantId, f, true) : undefined;
+  }
+  if (amounts) return amountCount(engine, tenantId, f, false);
+  // The tables share the type, status, environment and n columns; ecf_day_counts has day and retrying,
+  // ecf_retry_counts retrying (0022), so Retrying alone sums a few dozen rows, not a year of days.
+  const days = f.from !== undefined || f.to !== undefined;
+  const table = days ? 'ecf_day_counts' : f.retrying !== undefined ? 'ecf_retry_counts' : 'ecf_counts';
+  let counts = engine.db.selectFrom(table as 'ecf_counts').where('tenant_id', '=', tenantId);
   if (f.type !== undefined) counts = counts.where('type', '=', f.type);
   if (f.status) counts = counts.where('status', '=', f.status);
   if (f.environment) counts = counts.where('environment', '=', f.environment);
@@ -45,7 +70,35 @@ export async function keptCount(engine: Engine, tenantId: string, f: CountedFilt
   return Number(row.n);
 }
 
-async function amountCount(engine: Engine, tenantId: string, f: CountedFilters): Promise<number> {
+/** `byDay`: From/To bound the issue day too, and the bands are summed over those days (no type, status or environment then). */
+/**
+ * Where the row at `offset` of the list sorted by issue instant falls: its
+ * Dominican day, and how many rows the days before it (in `order`) hold, from
+ * the kept day counts. A deep page then starts at that day and skips only
+ * inside it, instead of skipping `offset` rows one by one; Page, PageSize and
+ * Skip keep their meaning. `past`: the offset is past the last row, so the
+ * page is empty. Undefined when the counts cannot say (an amount bound).
+ */
+export async function dayOfRow(engine: Engine, tenantId: string, f: CountedFilters, order: 'asc' | 'desc', offset: number): Promise<{ day: string; before: number } | 'past' | undefined> {
+  if (f.minCents !== undefined || f.maxCents !== undefined) return undefined;
+  let counts = engine.db.selectFrom('ecf_day_counts').where('tenant_id', '=', tenantId);
+  if (f.type !== undefined) counts = counts.where('type', '=', f.type);
+  if (f.status) counts = counts.where('status', '=', f.status);
+  if (f.environment) counts = counts.where('environment', '=', f.environment);
+  if (f.from) counts = counts.where('day', '>=', f.from);
+  if (f.to) counts = counts.where('day', '<=', f.to);
+  if (f.retrying !== undefined) counts = counts.where('retrying', '=', f.retrying ? 1 : 0);
+  const days = await counts.select(['day', (eb) => eb.fn.sum<number>('n').as('n')]).groupBy('day').orderBy('day', order).execute();
+  let before = 0;
+  for (const d of days) {
+    const n = Number(d.n);
+    if (before + n > offset) return { day: d.day, before };
+    before += n;
+  }
+  return 'past';
+}
+
+async function amountCount(engine: Engine, tenantId: string, f: CountedFilters, byDay: boolean): Promise<number> {
   const min = f.minCents ?? Number.MIN_SAFE_INTEGER;
   const max = f.maxCents ?? Number.MAX_SAFE_INTEGER;
   if (min > max) return 0;
@@ -54,13 +107,17 @@ async function amountCount(engine: Engine, tenantId: string, f: CountedFilters):
   /** The e-CF with an amount in [from, to], from the amount index alone. */
   const edge = async (from: number, to: number) => {
     let qb = engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)).where('monto_total_cents', '>=', from).where('monto_total_cents', '<=', to);
+    if (byDay) qb = issuedWithin(qb, f.from, f.to);
     if (f.type !== undefined) qb = qb.where('type', '=', f.type);
     if (f.status) qb = qb.where('status', '=', f.status);
     if (f.environment) qb = qb.where('environment', '=', f.environment);
     return Number((await qb.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   };
   if (low !== undefined && low === high) return edge(min, max);
-  let bands = engine.db.selectFrom('ecf_amount_counts').where('tenant_id', '=', tenantId);
+  // Both tables share tenant_id, band and n; only ecf_day_amount_counts has day, only ecf_amount_counts the rest.
+  let bands = engine.db.selectFrom((byDay ? 'ecf_day_amount_counts' : 'ecf_amount_counts') as 'ecf_amount_counts').where('tenant_id', '=', tenantId);
+  if (f.from) bands = bands.where(sql.ref('day'), '>=', f.from);
+  if (f.to) bands = bands.where(sql.ref('day'), '<=', f.to);
   if (low !== undefined) bands = bands.where('band', '>', low);
   if (high !== undefined) bands = bands.where('band', '<', high);
   if (f.type !== undefined) bands = bands.where('type', '=', f.type);

@@ -61,6 +61,8 @@ export const STORE_TABLES = {
   ecf_monthly_counts: kept('counters kept by triggers on ecf, which is never deleted'),
   ecf_day_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's From/To counts"),
   ecf_amount_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's amount counts"),
+  ecf_retry_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's Retrying counts"),
+  ecf_day_amount_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's amount counts with From/To"),
   kysely_migration: kept('the migrations applied'),
   kysely_migration_lock: kept('the migration lock'),
 

@@ -301,6 +301,24 @@ export interface EcfAmountCountsTable {
   n: number;
 }
 
+/** E-CF per tenant, Dominican issue day and amount band, kept by triggers (migration 0022): the list's From/To with an amount bound. */
+export interface EcfDayAmountCountsTable {
+  tenant_id: string;
+  day: string;
+  band: number;
+  n: number;
+}
+
+/** E-CF per tenant, environment, type, status and retry pending, kept by triggers (migration 0022): Retrying without From/To. */
+export interface EcfRetryCountsTable {
+  tenant_id: string;
+  environment: string;
+  type: number;
+  status: string;
+  retrying: number;
+  n: number;
+}
+
 export interface WebhookEndpointsTable {
   id: string;
   tenant_id: string;
@@ -523,6 +541,8 @@ export interface Database {
   ecf_counts: EcfCountsTable;
   ecf_day_counts: EcfDayCountsTable;
   ecf_amount_counts: EcfAmountCountsTable;
+  ecf_day_amount_counts: EcfDayAmountCountsTable;
+  ecf_retry_counts: EcfRetryCountsTable;
   ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

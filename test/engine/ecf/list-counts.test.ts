@@ -8,6 +8,8 @@ import { newId } from '../../../src/engine/ids.js';
 import { searchKey } from '../../../src/engine/ecf/search-key.js';
 import type { Engine } from '../../../src/engine/engine.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
+import { pageWindow } from '../../../src/engine/paging.js';
+import { rowKey } from '../../../src/engine/store/functions.js';
 
 const TYPES = [31, 32, 33];
 const STATUSES = ['signed', 'accepted', 'rejected', 'failed'] as const;
@@ -48,7 +50,28 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
 
 /** The count by reading every row, as the filters say in words. */
 async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promise<number> {
-  const rows = await engine.db.selectFrom('ecf').selectAll().where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenantId)).execute();
+  return (await naiveMatches(engine, tenantId, q)).length;
+}
+
+/** The page's ids by sorting every match in JavaScript: the sort column, then the row key (rowid on SQLite, id on PostgreSQL), both in the order asked. */
+async function naivePage(engine: Engine, tenantId: string, q: ListQuery): Promise<string[]> {
+  const sign = q.Order === 'asc' ? 1 : -1;
+  const column = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
+  const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+  const sorted = (await naiveMatches(engine, tenantId, q)).sort(
+    (a, b) => sign * (compare(column === 'issued_at' ? a.issued_at : Number(a.monto_total_cents), column === 'issued_at' ? b.issued_at : Number(b.monto_total_cents)) || compare(a.rid, b.rid)),
+  );
+  const { offset, pageSize } = pageWindow({ page: q.Page, pageSize: q.PageSize, skip: q.Skip });
+  return sorted.slice(offset, offset + pageSize).map((r) => r.id);
+}
+
+async function naiveMatches(engine: Engine, tenantId: string, q: ListQuery) {
+  const rows = await engine.db
+    .selectFrom('ecf')
+    .selectAll()
+    .select(rowKey(engine.db).ref.as('rid'))
+    .where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenantId))
+    .execute();
   const s = q.Search?.trim();
   return rows.filter((r) => {
     const day = dominicanDate(fromRowInstant(r.issued_at));
@@ -67,7 +90,7 @@ async function naiveCount(engine: Engine, tenantId: string, q: ListQuery): Promi
       (q.MinAmount === undefined || Number(r.monto_total_cents) >= Math.round(Number(q.MinAmount) * 100)) &&
       (q.MaxAmount === undefined || Number(r.monto_total_cents) <= Math.round(Number(q.MaxAmount) * 100))
     );
-  }).length;
+  });
 }
 
 const variant = fc.record({
@@ -105,6 +128,12 @@ const filters = fc.tuple(
   fc.subarray(['Search', 'Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
 ).map(([all, keys]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as ListQuery);
 
+/** How the page is asked: sort, order and deep pages, by Page or Skip. */
+const paging = fc.record(
+  { Sort: fc.constantFrom('issuedAt', 'montoTotal'), Order: fc.constantFrom('asc', 'desc'), PageSize: fc.integer({ min: 1, max: 4 }), Page: fc.integer({ min: 1, max: 8 }), Skip: fc.nat(30) },
+  { requiredKeys: [] },
+) as fc.Arbitrary<Pick<ListQuery, 'Sort' | 'Order' | 'PageSize' | 'Page' | 'Skip'>>;
+
 describe('amount bands', () => {
   it('hold every amount within their bounds, in the order of the amounts', () => {
     fc.assert(
@@ -117,15 +146,15 @@ describe('amount bands', () => {
   });
 });
 
-describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_amount_counts)', () => {
-  it('equal a plain count over random filters and searches after issues, status, retry and amount changes, moved dates and deletes', async () => {
+describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_amount_counts, ecf_day_amount_counts)', () => {
+  it('give the rows, order and totalCount of a plain count and sort over random filters, searches, sorts and deep pages after issues, status, retry and amount changes, moved dates and deletes', async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
     const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
     const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
     let copies = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(filters, { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
+      fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(fc.tuple(filters, paging), { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
         for (const v of added) await addCopy(engine, template, copies++, v);
         const ids = (await engine.db.selectFrom('ecf').select('id').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).orderBy('id').execute()).map((r) => r.id);
         for (const c of changes) {
@@ -138,12 +167,30 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
           if (c.kind === 'amount') await where.set({ monto_total_cents: c.cents, monto_total: (c.cents / 100).toFixed(2) }).execute();
           if (c.kind === 'delete') await engine.db.deleteFrom('ecf').where('id', '=', id).execute();
         }
-        for (const q of queries) {
-          const page = await listEcf(engine, tenant.id, { ...q, PageSize: 5 });
-          expect({ q, total: page.totalCount }).toEqual({ q, total: await naiveCount(engine, tenant.id, q) });
+        for (const [q, p] of queries) {
+          const query = { ...q, ...p };
+          // seekPast 1: a deep page seeks its day (dayOfRow) whenever it can, as it does past 20,000 rows on a big store.
+          const page = await listEcf(engine, tenant.id, query, { seekPast: 1 });
+          expect({ query, total: page.totalCount, ids: page.items.map((i) => i.id) }).toEqual({ query, total: await naiveCount(engine, tenant.id, q), ids: await naivePage(engine, tenant.id, query) });
         }
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('break ties of a search read into memory by the row key in the order asked, as the store sorts them', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
+    const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
+    // Six e-CF at one instant and one amount: only the row key orders them.
+    for (let n = 0; n < 6; n++) await addCopy(engine, template, n, { type: 31, status: 'accepted', environment: 'test', day: 1, hour: 3, cents: 5000, retrying: false, buyer: 0 });
+    for (const paging of [{ Order: 'desc' }, { Order: 'asc' }, { Order: 'asc', Sort: 'montoTotal' }, { Order: 'desc', Sort: 'montoTotal' }] as const) {
+      for (const Page of [1, 2, 3]) {
+        const query = { Search: 'E31', Status: 'accepted' as const, PageSize: 2, Page, ...paging };
+        const page = await listEcf(engine, tenant.id, query);
+        expect({ query, ids: page.items.map((i) => i.id), total: page.totalCount }).toEqual({ query, ids: await naivePage(engine, tenant.id, query), total: 6 });
+      }
+    }
   });
 });

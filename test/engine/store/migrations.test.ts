@@ -6,6 +6,7 @@ import { migrateDown, migrateTo, migrateToLatest, migrationStatus } from '../../
 import { migrations } from '../../../src/engine/store/migrations/index.js';
 import type { Database } from '../../../src/engine/store/schema.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
+import { amountBand } from '../../../src/engine/ecf/amount-band.js';
 import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
 import { ManualClock, dominicanDate, dominicanMonth, fromRowInstant, toDominicanIso, toRowInstant } from '../../../src/engine/clock.js';
 import { getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
@@ -67,6 +68,8 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   ecf_fingerprints: { tenant_id: true, fingerprint: true, issued_at: true, ecf_id: true },
   ecf_amount_counts: { tenant_id: true, band: true, environment: true, type: true, status: true, n: true },
   ecf_day_counts: { tenant_id: true, day: true, environment: true, type: true, status: true, retrying: true, n: true },
+  ecf_day_amount_counts: { tenant_id: true, day: true, band: true, n: true },
+  ecf_retry_counts: { tenant_id: true, environment: true, type: true, status: true, retrying: true, n: true },
   webhook_endpoints: {
     id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
     disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
@@ -379,5 +382,32 @@ describe('migrations', () => {
       const iso = fromRowInstant(Date.parse(v.issuedAt));
       return { id, issued_at: iso, signed_at: iso, updated_at: id === ids[0] ? '2026-04-01T05:06:07.089Z' : null };
     }
+  });
+
+  it('0023 counts the e-CF already stored per day and amount band and per retry pending, and its triggers count the changes', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const first = (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
+    engine.clock.advance(86_400_000);
+    const second = (await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: invoice31({ lines: [{ name: 'Caja', quantity: 1, unitPrice: '5.00' }] }) })).ecf;
+    await migrateTo(engine.db, '0022-integer-instants');
+    await migrateToLatest(engine.db);
+    const band = (amount: string | number) => amountBand(Math.round(Number(amount) * 100));
+    const counted = async () =>
+      (await engine.db.selectFrom('ecf_day_amount_counts').select(['tenant_id', 'day', 'band', 'n']).where('n', '<>', 0).orderBy('day').orderBy('band').execute()).map((r) => ({ ...r, n: Number(r.n) }));
+    expect(await counted()).toEqual([
+      { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(first.montoTotal), n: 1 },
+      { tenant_id: tenant.id, day: dominicanDate(second.issuedAt), band: band(second.montoTotal), n: 1 },
+    ]);
+    await engine.db.updateTable('ecf').set({ monto_total_cents: 1, monto_total: '0.01' }).where('id', '=', first.id).execute();
+    const retries = async () =>
+      (await engine.db.selectFrom('ecf_retry_counts').select(['tenant_id', 'retrying', 'n']).where('n', '<>', 0).orderBy('retrying').execute()).map((r) => ({ ...r, n: Number(r.n) }));
+    expect(await retries()).toEqual([{ tenant_id: tenant.id, retrying: 0, n: 2 }]);
+    await engine.db.updateTable('ecf').set({ issued_at: toRowInstant(first.issuedAt), retry: JSON.stringify({ count: 1, max: 3, nextAttemptAt: null }) }).where('id', '=', second.id).execute();
+    expect(await retries()).toEqual([{ tenant_id: tenant.id, retrying: 0, n: 1 }, { tenant_id: tenant.id, retrying: 1, n: 1 }]);
+    expect(await counted()).toEqual([
+      { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: 1, n: 1 },
+      { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(second.montoTotal), n: 1 },
+    ]);
   });
 });

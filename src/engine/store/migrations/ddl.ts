@@ -77,6 +77,13 @@ export function dominicanDay(db: Kysely<unknown>, column: string): string {
     : `to_char(substr(${column}, 1, 19)::timestamp - interval '4 hours', 'YYYY-MM-DD')`;
 }
 
+/** The Dominican day (`yyyy-MM-dd`, UTC-4) of an instant held in `column` as integer milliseconds (from migration 0022 on). */
+export function dominicanDayOfMillis(db: Kysely<unknown>, column: string): string {
+  return dialectOf(db) === 'sqlite'
+    ? `strftime('%Y-%m-%d', ${column} / 1000 - 14400, 'unixepoch')`
+    : `to_char(timestamp 'epoch' + (${column} - 14400000) * interval '1 millisecond', 'YYYY-MM-DD')`;
+}
+
 /** Whether this is SQLite, where every index ends in the rowid: an index need not repeat a tie-break column. */
 export function isSqlite(db: Kysely<any>): boolean {
   return dialectOf(db) === 'sqlite';
