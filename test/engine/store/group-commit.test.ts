@@ -88,6 +88,6 @@ describe('group commit', () => {
     expect(stored.map((r) => r.idempotency_key).sort()).toEqual(issuedKeys.sort());
     const queued = await engine.db.selectFrom('work').innerJoin('ecf', 'ecf.id', 'work.ref').select('ecf.idempotency_key').execute();
     expect(queued.map((r) => r.idempotency_key).sort()).toEqual(issuedKeys.sort());
-    expect(await engine.db.selectFrom('ecf_documents').select('ecf_id').execute()).toHaveLength(3);
+    expect(await engine.db.selectFrom('ecf_documents').select('ecf_key').execute()).toHaveLength(3);
   });
 });

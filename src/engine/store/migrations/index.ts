@@ -20,6 +20,7 @@ import * as ecfRows from './0018-ecf-rows.js';
 import * as retention from './0019-retention.js';
 import * as slimRow from './0020-slim-row.js';
 import * as tenantKey from './0021-tenant-key.js';
+import * as documentKey from './0022-document-key.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019-retention': retention,
   '0020-slim-row': slimRow,
   '0021-tenant-key': tenantKey,
+  '0022-document-key': documentKey,
 };
