@@ -65,7 +65,7 @@ describe('group commit', () => {
     const { tenant } = await seedIssuer(engine);
     await setSetting(engine, 'duplicates.mode', 'rechazar', tenant.id);
     // Fails the e-CF numbered FAIL when its signed bytes are stored: after allocation and the ecf row.
-    const failing = `(select internal_number from ecf where id = new.ecf_id) = 'FAIL'`;
+    const failing = `(select internal_number from ecf where store_key = new.ecf_key) = 'FAIL'`;
     const fail = STORE === 'sqlite' ? `select raise(abort, 'simulated failure') where ${failing}` : `if ${failing} then raise exception 'simulated failure'; end if`;
     await createRowTrigger(engine.db as never, { name: 'fail_store', table: 'ecf_documents', on: 'insert', body: [fail] });
     const sale = (i: number) => invoice31({ internalNumber: `N-${i}`, lines: [{ name: `Artículo ${i}`, quantity: 1, unitPrice: '10.00' }] });

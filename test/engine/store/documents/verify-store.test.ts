@@ -29,7 +29,7 @@ async function flipStoredByte(dataDir: string, ecfId: string) {
     expect(xml[0]).toBe(0); // compressed
     const at = xml.length - 24;
     if (STORE === 'postgres') {
-      await sql`update ecf_documents set xml = set_byte(xml, ${at}, get_byte(xml, ${at}) # 1) where ecf_id = ${ecfId}`.execute(engine.db);
+      await sql`update ecf_documents set xml = set_byte(xml, ${at}, get_byte(xml, ${at}) # 1) where ecf_key = (select store_key from ecf where id = ${ecfId})`.execute(engine.db);
       return;
     }
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(engine.db);
