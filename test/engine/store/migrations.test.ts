@@ -344,6 +344,9 @@ describe('migrations', () => {
     expect(old.rows.map((r) => r.ecf_id)).toEqual(issued.map((e) => e.id).sort());
     expect((await sql<{ ecf_id: string }>`select distinct ecf_id from ecf_attempts`.execute(engine.db)).rows).toHaveLength(2);
     if (STORE === 'sqlite') await sql`update ecf set rowid = rowid + 10 where id = ${issued[2]!.id}`.execute(engine.db);
+    // An `ecf store compress` left half way, its cursor at a key of the old layout.
+    const halfDone = { after: STORE === 'sqlite' ? 2 : issued[1]!.id, done: false, converted: 2, damaged: 0, damagedRefs: [] };
+    await engine.db.insertInto('platform_state').values({ key: 'store.compress.ecf_documents', value: JSON.stringify(halfDone), updated_at: '2026-03-10T14:00:00.000Z' }).execute();
     const rowids = STORE === 'sqlite' ? new Map((await sql<{ id: string; k: number }>`select id, rowid as k from ecf`.execute(engine.db)).rows.map((r) => [r.id, Number(r.k)])) : null;
 
     await migrateToLatest(engine.db);
@@ -357,6 +360,9 @@ describe('migrations', () => {
       const autoindexes = await sql<{ name: string }>`select name from sqlite_master where tbl_name in ('ecf_documents', 'ecf_attempts') and type = 'index'`.execute(engine.db);
       expect(autoindexes.rows.map((r) => r.name)).toEqual(['ecf_attempts_recorded']);
     }
+    // The half-done conversion walks ecf_documents again from the start, by the new key.
+    const cursor = await engine.db.selectFrom('platform_state').select('value').where('key', '=', 'store.compress.ecf_documents').executeTakeFirstOrThrow();
+    expect(JSON.parse(cursor.value)).toEqual({ ...halfDone, after: 0 });
     // Every document reads back byte for byte, every attempt lists the same.
     expect(await documents()).toEqual(before.documents);
     expect(await attempts()).toEqual(before.attempts);

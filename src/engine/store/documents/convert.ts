@@ -96,7 +96,7 @@ export async function convertDocuments(engine: Engine, options: ConvertOptions =
   let finished = true;
   let converted = 0;
   for (const spec of DOCUMENT_TABLES) {
-    const state = states.get(spec.table) ?? { after: firstKey(db), done: false, converted: 0, damaged: 0, damagedRefs: [] };
+    const state = states.get(spec.table) ?? { after: firstKey(db, spec), done: false, converted: 0, damaged: 0, damagedRefs: [] };
     const result = state.done ? { rows: 0, converted: 0, finished: true } : await convertTable(engine, documents, spec, state, options);
     tables.push({ table: spec.table, rows: result.rows, converted: state.converted, damaged: state.damaged });
     damaged.push(...state.damagedRefs);

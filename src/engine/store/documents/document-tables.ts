@@ -36,6 +36,8 @@ export interface DocumentTable {
   readonly key: string;
   /** What a message names the row by, when not its key: the e-CF's public id, not its store key. */
   readonly id?: string;
+  /** The key is an integer (ecf_documents: the e-CF's store key, migration 0022), so PostgreSQL's walk starts below 1, not at ''. */
+  readonly integerKey?: boolean;
   /** The table `t` and what it joins for the e-NCF, the tenant and the older digest. */
   readonly from: string;
   readonly encf: string | null;
@@ -49,6 +51,7 @@ export const DOCUMENT_TABLES: readonly DocumentTable[] = [
     // The e-CF's store key (migration 0022); messages name the e-CF by its id.
     key: 'ecf_key',
     id: 'e.id',
+    integerKey: true,
     from: 'ecf_documents t join ecf e on e.store_key = t.ecf_key',
     encf: 'e.encf',
     // ecf carries the tenant's store key (migration 0021); the filter compares the tenant's id.
@@ -134,7 +137,7 @@ function keyOf(db: Kysely<any>, spec: DocumentTable): RawBuilder<unknown> {
   return dialectOf(db) === 'sqlite' ? sql`t.${rowKey(db).ref}` : sql.raw(`t.${spec.key}`);
 }
 
-export const firstKey = (db: Kysely<any>): number | string => rowKey(db).first;
+export const firstKey = (db: Kysely<any>, spec: DocumentTable): number | string => (spec.integerKey ? 0 : rowKey(db).first);
 
 export interface BatchOptions {
   readonly after: number | string;

@@ -49,6 +49,7 @@ const CHILDREN: readonly Child[] = [
 type Direction = 'up' | 'down';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await restartConversion(db, 0);
   if (isSqlite(db)) {
     await rebuildEcfSqlite(db, 'up');
     for (const c of CHILDREN) await rebuildChildSqlite(db, c, 'up');
@@ -59,6 +60,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await restartConversion(db, isSqlite(db) ? 0 : '');
   if (isSqlite(db)) {
     for (const c of CHILDREN) await rebuildChildSqlite(db, c, 'down');
     await rebuildEcfSqlite(db, 'down');
@@ -67,6 +69,20 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`alter table ecf drop constraint ecf_store_key`.execute(db);
     await sql`alter table ecf drop column store_key`.execute(db);
   }
+}
+
+/**
+ * An `ecf store compress` left half done walks ecf_documents by a key this
+ * migration changes (SQLite: the table's rowid; PostgreSQL: its primary key):
+ * it starts that table again from `first`, skipping what it already compressed.
+ */
+async function restartConversion(db: Kysely<unknown>, first: number | string): Promise<void> {
+  const key = 'store.compress.ecf_documents';
+  const row = (await sql<{ value: string }>`select value from platform_state where key = ${key}`.execute(db)).rows[0];
+  if (!row) return;
+  const state = JSON.parse(row.value) as { after: number | string; done: boolean };
+  if (state.done) return;
+  await sql`update platform_state set value = ${JSON.stringify({ ...state, after: first })} where key = ${key}`.execute(db);
 }
 
 function replaced(text: string, from: string, to: string, what: string): string {
