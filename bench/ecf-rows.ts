@@ -28,7 +28,7 @@ const EVENTS_DAYS = 30;
 
 export interface Generated {
   readonly ecf: Record<string, unknown>;
-  readonly document: { ecf_id: string; xml: Buffer; rfce_xml: Buffer | null };
+  readonly document: { ecf_key: number; xml: Buffer; rfce_xml: Buffer | null };
   readonly attempts: Record<string, unknown>[];
   readonly events: Record<string, unknown>[];
   /** Duplicate detection's row, kept only for the last seven days (the retention job deletes older ones). */
@@ -40,6 +40,8 @@ export interface RowsOptions {
   readonly tenantId: string;
   /** The tenant's store key (tenants.store_key), which `ecf` carries instead of its id (migration 0021). */
   readonly tenantKey: number;
+  /** The first row's store key (ecf.store_key, migration 0022); the rows take the next ones in turn (default 1: an empty store). */
+  readonly firstKey?: number;
   readonly rnc: string;
   /** Whether the bench stores the documents: the row then leaves its digest to ecf_documents.xml_sha256, as the engine does. */
   readonly documents: boolean;
@@ -97,7 +99,9 @@ export function rowMaker(o: RowsOptions) {
           processedAt: at(9),
         }
       : null;
+    const key = (o.firstKey ?? 1) + i;
     const ecf = {
+      store_key: key,
       id,
       tenant_key: o.tenantKey,
       environment,
@@ -133,7 +137,7 @@ export function rowMaker(o: RowsOptions) {
     const attempts = done
       ? [
           {
-            ecf_id: id,
+            ecf_key: key,
             attempt: 1,
             outcome: status,
             track_id: trackId,
@@ -163,6 +167,6 @@ export function rowMaker(o: RowsOptions) {
       ? [event('ecf.submitted', 3, { ...view, status: 'signed', taxauth: { trackId, submittedAt: taxauth!.submittedAt } }), event(`ecf.${status}`, 9, view)]
       : [];
     const fingerprints = issuedMs >= o.end - 7 * 86_400_000 ? [{ tenant_id: o.tenantId, fingerprint: randomBytes(32).toString('hex'), issued_at: issuedAt, ecf_id: id }] : [];
-    return { ecf, document: { ecf_id: id, xml, rfce_xml: rfceXml }, attempts, events, fingerprints };
+    return { ecf, document: { ecf_key: key, xml, rfce_xml: rfceXml }, attempts, events, fingerprints };
   };
 }

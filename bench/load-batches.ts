@@ -24,7 +24,8 @@ interface Pending {
   readonly from: number;
   readonly to: number;
   readonly tables: Tables;
-  readonly ecfIds: string[];
+  /** Each row's store key (ecf.store_key), which its documents row points at. */
+  readonly ecfKeys: number[];
   /** Each row's XML and its RFCE (null without one), in turn, packed. */
   readonly documents: Promise<(StoredDocument | null)[]> | null;
 }
@@ -38,14 +39,14 @@ export async function* rowBatches(o: BatchOptions): AsyncGenerator<{ readonly fr
   let next = 0;
   const makeBatch = (from: number, to: number): Pending => {
     const tables: Tables = { ecf: [], ...(o.packing && { ecf_documents: [] }), ecf_attempts: [], events: [], ecf_fingerprints: [] };
-    const ecfIds: string[] = [];
+    const ecfKeys: number[] = [];
     const documents = o.packing ? documentJoiner(2 * (to - from)) : null;
     for (let i = from; i < to; i++) {
       const g = o.make(i);
       o.onRow?.(g);
       for (const [table, rows] of Object.entries(rowsOf(g))) for (const r of rows) (tables[table] ??= []).push(r);
       if (documents) {
-        ecfIds.push(g.document.ecf_id);
+        ecfKeys.push(g.document.ecf_key);
         documents.add(g.document.xml);
         documents.add(g.document.rfce_xml);
       }
@@ -53,7 +54,7 @@ export async function* rowBatches(o: BatchOptions): AsyncGenerator<{ readonly fr
     const packed = documents ? o.packing!.pack(documents.done()) : null;
     // A rejection is awaited when the batch's turn comes; until then it must not count as unhandled.
     packed?.catch(() => {});
-    return { from, to, tables, ecfIds, documents: packed };
+    return { from, to, tables, ecfKeys, documents: packed };
   };
   while (next < o.rows || ahead.length) {
     while (next < o.rows && ahead.length < depth) {
@@ -64,7 +65,7 @@ export async function* rowBatches(o: BatchOptions): AsyncGenerator<{ readonly fr
     const b = ahead.shift()!;
     if (b.documents) {
       const stored = await b.documents;
-      b.tables.ecf_documents = b.ecfIds.map((id, i) => documentRow(id, stored[2 * i]!, stored[2 * i + 1] ?? null));
+      b.tables.ecf_documents = b.ecfKeys.map((key, i) => documentRow(key, stored[2 * i]!, stored[2 * i + 1] ?? null));
     }
     yield b;
   }

@@ -34,10 +34,10 @@ export async function loadRawStore(dataDir: string, rows: number, onProgress?: (
   const loader = new SQLite(join(dataDir, DATABASE_FILE));
   loader.pragma('journal_mode = OFF');
   loader.pragma('synchronous = OFF');
-  const insertEcf = loader.prepare(`insert into ecf (id, tenant_key, environment, type, encf, status, issue_date, issued_at, signed_at, security_code, qr_url,
+  const insertEcf = loader.prepare(`insert into ecf (store_key, id, tenant_key, environment, type, encf, status, issue_date, issued_at, signed_at, security_code, qr_url,
     submits_rfce, signed_during_contingency, monto_total, monto_total_cents, document_hash, idempotency_key, request_hash, fingerprint)
-    values (?, ?, 'production', ?, ?, 'accepted', ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, '', '')`);
-  const insertDocument = loader.prepare('insert into ecf_documents (ecf_id, xml, rfce_xml) values (?, ?, ?)');
+    values (?, ?, ?, 'production', ?, ?, 'accepted', ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, '', '')`);
+  const insertDocument = loader.prepare('insert into ecf_documents (ecf_key, xml, rfce_xml) values (?, ?, ?)');
   const tenantKey = loader.prepare('select store_key from tenants where id = ?').pluck().get(tenant.id) as number;
   const counters = new Map<number, number>();
   let documentBytes = 0;
@@ -53,8 +53,8 @@ export async function loadRawStore(dataDir: string, rows: number, onProgress?: (
       const at = new Date(start + i * 1000).toISOString();
       const cents = 10_000 + ((i * 7919) % 5_000_000);
       const id = randomUUID();
-      insertEcf.run(id, tenantKey, d.type, encf, at.slice(0, 10), toRowInstant(at), null, encf.slice(-6), rfce ? 1 : 0, (cents / 100).toFixed(2), cents, createHash('sha256').update(xml).digest('hex'), id);
-      insertDocument.run(id, xml, rfce);
+      insertEcf.run(i + 1, id, tenantKey, d.type, encf, at.slice(0, 10), toRowInstant(at), null, encf.slice(-6), rfce ? 1 : 0, (cents / 100).toFixed(2), cents, createHash('sha256').update(xml).digest('hex'), id);
+      insertDocument.run(i + 1, xml, rfce);
       documentBytes += xml.length + (rfce?.length ?? 0);
     }
   });

@@ -22,8 +22,8 @@ export type Packer = (bytes: Buffer) => StoredDocument;
 export type CertificateIds = readonly (readonly [text: string, id: number])[];
 
 /** The ecf_documents row of one e-CF. */
-export function documentRow(ecfId: string, xml: StoredDocument, rfce: StoredDocument | null): Record<string, unknown> {
-  return { ecf_id: ecfId, xml: xml.blob, rfce_xml: rfce?.blob ?? null, xml_sha256: xml.sha256, rfce_sha256: rfce?.sha256 ?? null };
+export function documentRow(ecfKey: number, xml: StoredDocument, rfce: StoredDocument | null): Record<string, unknown> {
+  return { ecf_key: ecfKey, xml: xml.blob, rfce_xml: rfce?.blob ?? null, xml_sha256: xml.sha256, rfce_sha256: rfce?.sha256 ?? null };
 }
 
 /** Keeps each distinct certificate text of `samples` in document_certificates, through the engine's connection. */

@@ -56,7 +56,7 @@ for (let i = 0; i < N; i++) {
   ids.push((await issueEcf(engine, tenantId, { idempotencyKey: `bench-${i}`, payload: body })).ecf.id);
 }
 const issueSeconds = (performance.now() - issuedStart) / 1000;
-const sample = (await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_id', '=', ids[0]!).executeTakeFirstOrThrow()).xml.toString('utf8');
+const sample = (await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', ids[0]!)).executeTakeFirstOrThrow()).xml.toString('utf8');
 
 // ---- the drain (timed)
 const before = memory();

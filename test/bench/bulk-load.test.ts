@@ -76,7 +76,7 @@ describe.skipIf(STORE !== 'sqlite')('the big-store bench loader', () => {
       expect(made).toBeLessThanOrEqual(Math.min(100, b.from + 3 * 7));
       const ecf = b.tables.ecf!;
       const documents = b.tables.ecf_documents!;
-      expect(documents.map((d) => d.ecf_id)).toEqual(ecf.map((e) => e.id));
+      expect(documents.map((d) => d.ecf_key)).toEqual(ecf.map((e) => e.store_key));
       for (const d of documents) expect((d.rfce_xml === null) === (d.rfce_sha256 === null)).toBe(true);
     }
     expect(seen).toEqual(Array.from({ length: 15 }, (_, k) => 7 * k));

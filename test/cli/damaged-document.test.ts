@@ -18,10 +18,11 @@ describe('ecf xml over a damaged stored document', () => {
       ensureSecretStoreKey(dataDir);
       const { tenant } = await seedIssuer(engine);
       ecf = (await issueEcf(engine, tenant.id, { idempotencyKey: 'damaged', payload: invoice31() })).ecf;
-      const { xml } = await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_id', '=', ecf.id).executeTakeFirstOrThrow();
+      const id = ecf.id;
+      const { xml } = await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', id)).executeTakeFirstOrThrow();
       const flipped = Buffer.from(xml);
       flipped[xml.length - 20]! ^= 0x04;
-      await engine.db.updateTable('ecf_documents').set({ xml: flipped }).where('ecf_id', '=', ecf.id).execute();
+      await engine.db.updateTable('ecf_documents').set({ xml: flipped }).where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', id)).execute();
     } finally {
       await engine.close();
     }

@@ -32,9 +32,9 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'annulment_lines', key: ['annulment_id', 'position'] },
   { table: 'emission_pauses', key: ['scope', 'subject_id'] },
   { table: 'ecf', key: ['id'] },
-  { table: 'ecf_documents', key: ['ecf_id'] },
+  { table: 'ecf_documents', key: ['ecf_key'] },
   { table: 'ecf_fingerprints', key: ['tenant_id', 'fingerprint', 'issued_at', 'ecf_id'] },
-  { table: 'ecf_attempts', key: ['ecf_id', 'attempt'] },
+  { table: 'ecf_attempts', key: ['ecf_key', 'attempt'] },
   { table: 'events', key: ['seq'] },
   { table: 'work', key: ['id'] },
   { table: 'webhook_endpoints', key: ['id'] },
@@ -76,6 +76,8 @@ export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'receptio
 const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [
   { table: 'events', column: 'seq' },
   { table: 'document_certificates', column: 'id' },
+  // The e-CF's store key (migration 0022), which ecf_documents and ecf_attempts point at: copied as it is.
+  { table: 'ecf', column: 'store_key' },
 ];
 
 const PAGE_ROWS = 500;
@@ -284,7 +286,7 @@ async function verifyDocuments(db: Executor, size: number): Promise<{ verified: 
   for (;;) {
     const page = await db
       .selectFrom('ecf')
-      .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+      .innerJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key')
       .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
       .where('ecf.id', '>', after)
       .orderBy('ecf.id')

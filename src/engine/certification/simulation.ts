@@ -168,7 +168,7 @@ const attemptOf = (row: EcfRow): number => Number(KEY.exec(row.idempotency_key ?
 async function modifiedEncfOf(engine: Engine, ecfId: string): Promise<string | null> {
   const doc = await engine.db
     .selectFrom('ecf')
-    .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+    .innerJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key')
     .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
     .where('ecf.id', '=', ecfId)
     .executeTakeFirst();

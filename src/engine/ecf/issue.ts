@@ -62,7 +62,7 @@ export interface IssueResult {
   readonly waitForVerdictSeconds: number;
 }
 
-type Row = Selectable<EcfTable>;
+type Row = Omit<Selectable<EcfTable>, 'store_key'>;
 type ReadRow = EcfRow;
 
 /** Longest Idempotency-Key accepted (after trimming); every key the CLI and folder watch build fits. */
@@ -389,8 +389,8 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   row.qr_url = qrUrlToStore({ ...row, issuer_rnc: p.tenant.rnc }, signed.qrUrl);
   await insertRow(tx, 'ecf', row);
   await insertRow(tx, 'ecf_fingerprints', { tenant_id: tenantId, fingerprint: p.print, issued_at: fromRowInstant(row.issued_at), ecf_id: row.id });
-  await insertRow(tx, 'ecf_documents', {
-    ecf_id: row.id,
+  await insertDocuments_(tx, {
+    id: row.id,
     xml: storedXml.blob,
     rfce_xml: storedRfce?.blob ?? null,
     xml_sha256: storedXml.sha256,
@@ -407,6 +407,17 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   }
   return { ecf: view, created: true, waitForVerdictSeconds: p.waitForVerdictSeconds };
 }
+
+/** The documents row points at the e-CF's store key (migration 0022), which the row just inserted was given. */
+const insertDocuments_ = prepared((db, p: { id: string; xml: Buffer; rfce_xml: Buffer | null; xml_sha256: Buffer | null; rfce_sha256: Buffer | null }) =>
+  db.insertInto('ecf_documents').values({
+    ecf_key: (eb) => eb.selectFrom('ecf').select('ecf.store_key').where('ecf.id', '=', p.id),
+    xml: p.xml,
+    rfce_xml: p.rfce_xml,
+    xml_sha256: p.xml_sha256,
+    rfce_sha256: p.rfce_sha256,
+  }),
+);
 
 const recentTwin_ = prepared((db, p: { tenantId: string; print: string; since: string }) =>
   db

@@ -41,7 +41,7 @@ export async function ecfXml(engine: Engine, tenantId: string, id: string, rfce 
   const row = isUuid(id)
     ? await engine.db
         .selectFrom('ecf')
-        .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+        .innerJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key')
         .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256'])
         .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('ecf.id', '=', id)

@@ -130,7 +130,8 @@ export const links = (row: Pick<Selectable<EcfTable>, 'id' | 'submits_rfce'>) =>
  * from which an empty `qr_url` is rebuilt, and its document's raw SHA-256,
  * which an empty `document_hash` stands for.
  */
-export type EcfRow = Selectable<EcfTable> & { readonly issuer_rnc: string; readonly xml_sha256: Buffer | null };
+/** The store key (migration 0022) is the store's own: a view never reads it, and a row about to be inserted has none yet. */
+export type EcfRow = Omit<Selectable<EcfTable>, 'store_key'> & { readonly issuer_rnc: string; readonly xml_sha256: Buffer | null };
 
 /**
  * `ecf` rows with what EcfRow adds, each by a correlated lookup on its primary key: SQLite ran
@@ -142,7 +143,7 @@ export const selectEcfRows = (db: Kysely<Database>) =>
     .selectAll('ecf')
     .select((eb) => [
       eb.selectFrom('tenants').select('tenants.rnc').whereRef('tenants.store_key', '=', 'ecf.tenant_key').as('issuer_rnc'),
-      eb.selectFrom('ecf_documents').select('ecf_documents.xml_sha256').whereRef('ecf_documents.ecf_id', '=', 'ecf.id').as('xml_sha256'),
+      eb.selectFrom('ecf_documents').select('ecf_documents.xml_sha256').whereRef('ecf_documents.ecf_key', '=', 'ecf.store_key').as('xml_sha256'),
     ])
     // Every e-CF has its tenant (a foreign key).
     .$narrowType<{ issuer_rnc: NotNull }>();

@@ -31,9 +31,9 @@ async function lastHourVerdicts(engine: Engine, now: Date): Promise<Map<string, 
   const since = toRowInstant(new Date(now.getTime() - SPIKE_WINDOW_MINUTES * 60_000));
   const rows = await engine.db
     .selectFrom('ecf_attempts as a')
-    .innerJoin('ecf as e', 'e.id', 'a.ecf_id')
+    .innerJoin('ecf as e', 'e.store_key', 'a.ecf_key')
     .innerJoin('tenants as t', 't.store_key', 'e.tenant_key')
-    .select(['t.id as tenant_id', 'a.ecf_id', 'a.outcome'])
+    .select(['t.id as tenant_id', 'e.id as ecf_id', 'a.outcome'])
     .where('a.recorded_at', '>', since)
     .where('a.recorded_at', '<=', toRowInstant(now))
     .where('a.outcome', 'in', ['accepted', 'accepted_conditional', 'rejected'])

@@ -37,7 +37,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
   const row = isUuid(id)
     ? await engine.db
         .selectFrom('ecf')
-        .innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
+        .innerJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key')
         .innerJoin('tenants', 'tenants.store_key', 'ecf.tenant_key')
         .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf.issued_at', 'ecf.signed_at', 'ecf.signed_during_contingency', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
         // What qrUrlOf rebuilds an empty qr_url from (migration 0020).

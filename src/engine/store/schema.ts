@@ -138,6 +138,8 @@ export interface SequenceRangesTable {
 }
 
 export interface EcfTable {
+  /** The e-CF's small integer key in the store (migration 0022): ecf_documents and ecf_attempts point at it. Never shown. */
+  store_key: Generated<number>;
   id: string;
   /** The tenant's `store_key` (migration 0021), found from its id by tenants/lookup.ts `tenantKey`. */
   tenant_key: number;
@@ -191,7 +193,8 @@ export interface EcfFingerprintsTable {
 }
 
 export interface EcfDocumentsTable {
-  ecf_id: string;
+  /** ecf.store_key (migration 0022). */
+  ecf_key: number;
   /** The signed e-CF (store/documents: compressed, or raw in rows older than migration 0017). */
   xml: Buffer;
   rfce_xml: Buffer | null;
@@ -208,9 +211,9 @@ export interface DocumentCertificatesTable {
   certificate: Buffer;
 }
 
-/** Keyed by (ecf_id, attempt) since migration 0020, which dropped the unshown UUID `id`. */
+/** Keyed by (ecf_key, attempt): ecf.store_key since migration 0022; 0020 dropped the unshown UUID `id`. */
 export interface EcfAttemptsTable {
-  ecf_id: string;
+  ecf_key: number;
   attempt: number;
   outcome: string;
   track_id: string | null;

@@ -35,16 +35,17 @@ export interface AttemptInput {
 }
 
 export async function recordAttempt(tx: Tx, now: Date, a: AttemptInput): Promise<number> {
-  const { n } = await tx
-    .selectFrom('ecf_attempts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('ecf_id', '=', a.ecfId)
+  // Attempts point at the e-CF's store key (migration 0022).
+  const { key, n } = await tx
+    .selectFrom('ecf')
+    .select((eb) => ['ecf.store_key as key', eb.selectFrom('ecf_attempts').select((e) => e.fn.countAll<number>().as('n')).whereRef('ecf_attempts.ecf_key', '=', 'ecf.store_key').as('n')])
+    .where('ecf.id', '=', a.ecfId)
     .executeTakeFirstOrThrow();
   const attempt = Number(n) + 1;
   await tx
     .insertInto('ecf_attempts')
     .values({
-      ecf_id: a.ecfId,
+      ecf_key: key,
       attempt,
       outcome: a.outcome,
       track_id: a.trackId ?? null,
@@ -66,15 +67,15 @@ export async function listAttempts(engine: Engine, tenantId: string, ecfId: stri
   const ecf = isUuid(ecfId)
     ? await engine.db
         .selectFrom('ecf')
-        .leftJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id')
-        .select(['ecf.id', 'ecf.document_hash', 'ecf_documents.xml_sha256'])
+        .leftJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key')
+        .select(['ecf.id', 'ecf.store_key', 'ecf.document_hash', 'ecf_documents.xml_sha256'])
         .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('ecf.id', '=', ecfId)
         .executeTakeFirst()
     : undefined;
   if (!ecf) throw notFound('Ecf');
   const sent = documentHashOf(ecf);
-  const rows = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_id', '=', ecfId).orderBy('attempt').execute();
+  const rows = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_key', '=', ecf.store_key).orderBy('attempt').execute();
   return rows.map((r) => ({
     attempt: r.attempt,
     outcome: r.outcome,

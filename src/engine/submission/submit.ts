@@ -61,7 +61,7 @@ export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: 
 export const tokens = defaultTokenCache;
 
 /** The e-CF as submission reads it: with its tenant's id, from the tenant its key names. */
-type Row = EcfRow & { tenant_id: string };
+type Row = EcfRow & { tenant_id: string; store_key: number };
 interface Verdict {
   readonly code: number;
   readonly status: string;
@@ -148,7 +148,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
   // The signed bytes (kilobytes) are read only for a send, never for a status query.
   // Decompressed and checked against the kept SHA-256: a damaged document is never sent.
   const signedBytes = async (column: 'xml' | 'rfce_xml'): Promise<Buffer> => {
-    const doc = await engine.db.selectFrom('ecf_documents').selectAll().where('ecf_id', '=', row.id).executeTakeFirstOrThrow();
+    const doc = await engine.db.selectFrom('ecf_documents').selectAll().where('ecf_key', '=', row.store_key).executeTakeFirstOrThrow();
     const stored = { id: row.id, encf: row.encf, document_hash: row.document_hash, ...doc };
     return column === 'xml' ? readEcfXml(engine.documents, engine.db, stored) : (await readRfceXml(engine.documents, engine.db, stored))!;
   };
@@ -193,7 +193,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
         const seen = await engine.db
           .selectFrom('ecf_attempts')
           .select('track_id')
-          .where('ecf_id', '=', row.id)
+          .where('ecf_key', '=', row.store_key)
           .where('status_code', 'in', [1, 2, 4])
           .execute();
         const recorded = new Set(seen.map((a) => a.track_id));

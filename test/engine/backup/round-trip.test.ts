@@ -121,7 +121,7 @@ async function signedDocuments(engine: Engine, at: Date): Promise<number> {
   };
   // Read back through the document store (decompressed, digest-checked), then hashed and verified again here.
   const read = (blob: Buffer, digest: Buffer | string | null, table: string, id: string) => engine.documents.read(engine.db, blob, digest, { table, id });
-  const ecf = await engine.db.selectFrom('ecf').innerJoin('ecf_documents', 'ecf_documents.ecf_id', 'ecf.id').select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256']).execute();
+  const ecf = await engine.db.selectFrom('ecf').innerJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key').select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.rfce_xml', 'ecf_documents.xml_sha256', 'ecf_documents.rfce_sha256']).execute();
   for (const e of ecf) {
     check(`e-CF ${e.encf}`, await read(e.xml, e.xml_sha256 ?? e.document_hash, 'ecf_documents', e.id), documentHashOf(e));
     if (e.rfce_xml) check(`RFCE of ${e.encf}`, await read(e.rfce_xml, e.rfce_sha256, 'ecf_documents', e.id));

@@ -338,7 +338,7 @@ describe('listing e-CF', () => {
     await engine.db.updateTable('ecf').set({ status: 'accepted' }).where('id', 'in', ids.slice(0, 2)).execute();
     await engine.db.updateTable('ecf').set({ status: 'rejected' }).where('id', '=', ids[2]!).execute();
     await engine.db.updateTable('ecf').set({ environment: 'cert' }).where('id', '=', ids[3]!).execute();
-    await engine.db.deleteFrom('ecf_documents').where('ecf_id', '=', ids[4]!).execute();
+    await engine.db.deleteFrom('ecf_documents').where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', ids[4]!)).execute();
     await engine.db.deleteFrom('ecf').where('id', '=', ids[4]!).execute();
 
     const rows = async (where: (q: ReturnType<typeof base>) => ReturnType<typeof base>) =>

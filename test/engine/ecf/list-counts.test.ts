@@ -30,6 +30,8 @@ async function addCopy(engine: Engine, template: Record<string, unknown>, n: num
     .insertInto('ecf')
     .values({
       ...template,
+      // A key of its own (migration 0022), which the store gives.
+      store_key: undefined,
       id: newId(),
       encf: `E${v.type}${String(1000 + n).padStart(10, '0')}`,
       internal_number: null,

@@ -152,8 +152,8 @@ describe('copying a store (ecf migrate-store)', () => {
       await populated(source);
       const target = await sqliteEngine();
       // A target that damages one signed document as it is written.
-      await sql`create trigger damage after insert on ecf_documents when new.ecf_id = (select min(id) from ecf)
-        begin update ecf_documents set xml = cast('<ECF/>' as blob) where ecf_id = new.ecf_id; end`.execute(target.db);
+      await sql`create trigger damage after insert on ecf_documents when new.ecf_key = (select min(store_key) from ecf)
+        begin update ecf_documents set xml = cast('<ECF/>' as blob) where ecf_key = new.ecf_key; end`.execute(target.db);
       await expect(copyStore(source, target)).rejects.toMatchObject({ code: 'Store.CopyMismatch', message: expect.stringMatching(/ecf_documents: the same \d+ rows in number, different in content.*no longer hashes to its documentHash/) });
     } finally {
       await closeAll();

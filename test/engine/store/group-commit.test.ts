@@ -65,7 +65,7 @@ describe('group commit', () => {
     const { tenant } = await seedIssuer(engine);
     await setSetting(engine, 'duplicates.mode', 'rechazar', tenant.id);
     // Fails the e-CF numbered FAIL when its signed bytes are stored: after allocation and the ecf row.
-    const failing = `(select internal_number from ecf where id = new.ecf_id) = 'FAIL'`;
+    const failing = `(select internal_number from ecf where store_key = new.ecf_key) = 'FAIL'`;
     const fail = STORE === 'sqlite' ? `select raise(abort, 'simulated failure') where ${failing}` : `if ${failing} then raise exception 'simulated failure'; end if`;
     await createRowTrigger(engine.db as never, { name: 'fail_store', table: 'ecf_documents', on: 'insert', body: [fail] });
     const sale = (i: number) => invoice31({ internalNumber: `N-${i}`, lines: [{ name: `Artículo ${i}`, quantity: 1, unitPrice: '10.00' }] });
@@ -88,6 +88,6 @@ describe('group commit', () => {
     expect(stored.map((r) => r.idempotency_key).sort()).toEqual(issuedKeys.sort());
     const queued = await engine.db.selectFrom('work').innerJoin('ecf', 'ecf.id', 'work.ref').select('ecf.idempotency_key').execute();
     expect(queued.map((r) => r.idempotency_key).sort()).toEqual(issuedKeys.sort());
-    expect(await engine.db.selectFrom('ecf_documents').select('ecf_id').execute()).toHaveLength(3);
+    expect(await engine.db.selectFrom('ecf_documents').select('ecf_key').execute()).toHaveLength(3);
   });
 });

@@ -9,7 +9,7 @@ import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { amountBand } from '../../../src/engine/ecf/amount-band.js';
 import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
 import { ManualClock, dominicanDate, dominicanMonth, fromRowInstant, toDominicanIso, toRowInstant } from '../../../src/engine/clock.js';
-import { getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
+import { ecfXml, getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
 import { listAttempts, recordAttempt } from '../../../src/engine/submission/attempts.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 
@@ -51,16 +51,16 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     expires_on: true, active: true, created_at: true, annulled_ahead: true, unverified_since: true,
   },
   ecf: {
-    id: true, tenant_key: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
+    store_key: true, id: true, tenant_key: true, environment: true, type: true, encf: true, status: true, sequence_expires_on: true,
     issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
     internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
     monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,
     request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
   },
-  ecf_documents: { ecf_id: true, xml: true, rfce_xml: true, xml_sha256: true, rfce_sha256: true },
+  ecf_documents: { ecf_key: true, xml: true, rfce_xml: true, xml_sha256: true, rfce_sha256: true },
   document_certificates: { id: true, sha256: true, certificate: true },
   ecf_attempts: {
-    ecf_id: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
+    ecf_key: true, attempt: true, outcome: true, track_id: true, status_code: true, status_text: true,
     sequence_used: true, messages: true, retry_decision: true, xml_sha256: true, recorded_at: true,
   },
   platform_state: { key: true, value: true, updated_at: true },
@@ -311,7 +311,7 @@ describe('migrations', () => {
     expect(new Map(rows.map((r) => [r.id, Number(r.tenant_key)]))).toEqual(new Map([[mine.id, first], [theirs.id, second]]));
     const indexes = STORE === 'sqlite'
       ? (await sql<{ def: string }>`select sql as def from sqlite_master where type = 'index' and tbl_name = 'ecf' and sql is not null`.execute(engine.db)).rows
-      : (await sql<{ def: string }>`select indexdef as def from pg_indexes where tablename = 'ecf' and indexname <> 'ecf_pkey'`.execute(engine.db)).rows;
+      : (await sql<{ def: string }>`select indexdef as def from pg_indexes where tablename = 'ecf' and indexname not in ('ecf_pkey', 'ecf_store_key')`.execute(engine.db)).rows;
     expect(indexes.length).toBeGreaterThanOrEqual(12);
     for (const { def } of indexes) expect(def).toMatch(/\("?tenant_key"?, /);
 
@@ -409,5 +409,72 @@ describe('migrations', () => {
       { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: 1, n: 1 },
       { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(second.montoTotal), n: 1 },
     ]);
+  });
+
+  it('0024 points ecf_documents and ecf_attempts at an integer key of each e-CF, keeping every document and attempt', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const consumer32 = { type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Refresco', quantity: 2, unitPrice: '95.00' }] };
+    const issued = [
+      (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf,
+      (await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: consumer32 })).ecf,
+      (await issueEcf(engine, tenant.id, { idempotencyKey: 'c', payload: invoice31() })).ecf,
+    ];
+    const attempt = (ecfId: string, outcome: 'failed' | 'accepted', trackId: string) =>
+      inTransaction(engine.db, (tx) => recordAttempt(tx, engine.clock.now(), { ecfId, outcome, trackId, statusCode: outcome === 'accepted' ? 1 : null, messages: [] }));
+    await attempt(issued[0]!.id, 'failed', 'trk-1');
+    await attempt(issued[0]!.id, 'accepted', 'trk-2');
+    await attempt(issued[2]!.id, 'accepted', 'trk-3');
+    const documents = async () => Promise.all(issued.map(async (e) => [(await ecfXml(engine, tenant.id, e.id)).bytes, e.type === 32 ? (await ecfXml(engine, tenant.id, e.id, true)).bytes : null]));
+    const attempts = async () => Promise.all(issued.map((e) => listAttempts(engine, tenant.id, e.id)));
+    const before = { documents: await documents(), attempts: await attempts() };
+    expect(before.attempts.map((a) => a.length)).toEqual([2, 0, 1]);
+
+    await migrateTo(engine.db, '0023-list-paths');
+    // What 0023 holds: the text id in both tables (on SQLite with a gap in the rowids, which the key keeps).
+    const old = await sql<{ ecf_id: string }>`select ecf_id from ecf_documents order by ecf_id`.execute(engine.db);
+    expect(old.rows.map((r) => r.ecf_id)).toEqual(issued.map((e) => e.id).sort());
+    expect((await sql<{ ecf_id: string }>`select distinct ecf_id from ecf_attempts`.execute(engine.db)).rows).toHaveLength(2);
+    if (STORE === 'sqlite') await sql`update ecf set rowid = rowid + 10 where id = ${issued[2]!.id}`.execute(engine.db);
+    // An `ecf store compress` left half way, its cursor at a key of the old layout.
+    const halfDone = { after: STORE === 'sqlite' ? 2 : issued[1]!.id, done: false, converted: 2, damaged: 0, damagedRefs: [] };
+    await engine.db.insertInto('platform_state').values({ key: 'store.compress.ecf_documents', value: JSON.stringify(halfDone), updated_at: '2026-03-10T14:00:00.000Z' }).execute();
+    const rowids = STORE === 'sqlite' ? new Map((await sql<{ id: string; k: number }>`select id, rowid as k from ecf`.execute(engine.db)).rows.map((r) => [r.id, Number(r.k)])) : null;
+
+    await migrateToLatest(engine.db);
+    const keys = new Map((await engine.db.selectFrom('ecf').select(['id', 'store_key']).orderBy('id').execute()).map((r) => [r.id, Number(r.store_key)]));
+    // SQLite keeps each rowid as the key; PostgreSQL numbers the e-CF in id order.
+    expect(keys).toEqual(rowids ?? new Map([...keys.keys()].map((id, i) => [id, i + 1])));
+    const pointed = await engine.db.selectFrom('ecf_documents').innerJoin('ecf', 'ecf.store_key', 'ecf_documents.ecf_key').select(['ecf.id', 'ecf_documents.ecf_key']).execute();
+    expect(new Map(pointed.map((r) => [r.id, Number(r.ecf_key)]))).toEqual(keys);
+    if (STORE === 'sqlite') {
+      expect((await sql`pragma foreign_key_check`.execute(engine.db)).rows).toEqual([]);
+      const autoindexes = await sql<{ name: string }>`select name from sqlite_master where tbl_name in ('ecf_documents', 'ecf_attempts') and type = 'index'`.execute(engine.db);
+      expect(autoindexes.rows.map((r) => r.name)).toEqual(['ecf_attempts_recorded']);
+    }
+    // The half-done conversion walks ecf_documents again from the start, by the new key.
+    const cursor = await engine.db.selectFrom('platform_state').select('value').where('key', '=', 'store.compress.ecf_documents').executeTakeFirstOrThrow();
+    expect(JSON.parse(cursor.value)).toEqual({ ...halfDone, after: 0 });
+    // Every document reads back byte for byte, every attempt lists the same.
+    expect(await documents()).toEqual(before.documents);
+    expect(await attempts()).toEqual(before.attempts);
+
+    // A new e-CF takes the next key; its documents and attempts follow it.
+    const next = (await issueEcf(engine, tenant.id, { idempotencyKey: 'd', payload: invoice31() })).ecf;
+    await attempt(next.id, 'accepted', 'trk-4');
+    const nextKey = Number((await engine.db.selectFrom('ecf').select('store_key').where('id', '=', next.id).executeTakeFirstOrThrow()).store_key);
+    expect(nextKey).toBeGreaterThan(Math.max(...keys.values()));
+    expect((await listAttempts(engine, tenant.id, next.id)).map((a) => a.trackId)).toEqual(['trk-4']);
+    expect((await ecfXml(engine, tenant.id, next.id)).bytes.length).toBeGreaterThan(0);
+
+    // Down gives the text ids back, and up again the same keys.
+    await migrateTo(engine.db, '0023-list-paths');
+    const back = await sql<{ ecf_id: string; n: number }>`select ecf_id, count(*) as n from ecf_attempts group by ecf_id order by ecf_id`.execute(engine.db);
+    expect(back.rows.map((r) => [r.ecf_id, Number(r.n)])).toEqual([[issued[0]!.id, 2], [issued[2]!.id, 1], [next.id, 1]].sort((x, y) => String(x[0]).localeCompare(String(y[0]))));
+    if (STORE === 'sqlite') expect((await sql`pragma foreign_key_check`.execute(engine.db)).rows).toEqual([]);
+    await migrateToLatest(engine.db);
+    expect(await documents()).toEqual(before.documents);
+    expect(await attempts()).toEqual(before.attempts);
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'e', payload: invoice31() });
   });
 });

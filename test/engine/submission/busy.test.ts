@@ -54,7 +54,7 @@ describe.each(['429', '503', 'mixed'] as OverloadStatus[])('submission against a
     expect(new Set(issued.map((e) => e.encf))).toEqual(new Set(sent.keys()));
 
     // One attempt per e-CF, its verdict: no failed attempt, no automatic resend.
-    const attempts = await h.engine.db.selectFrom('ecf_attempts').select(['ecf_id', 'outcome', 'retry_decision']).execute();
+    const attempts = await h.engine.db.selectFrom('ecf_attempts').innerJoin('ecf', 'ecf.store_key', 'ecf_attempts.ecf_key').select(['ecf.id as ecf_id', 'outcome', 'retry_decision']).execute();
     expect(attempts).toHaveLength(COUNT);
     expect(attempts.every((a) => a.outcome === 'accepted' && a.retry_decision === null)).toBe(true);
     expect(new Set(attempts.map((a) => a.ecf_id)).size).toBe(COUNT);

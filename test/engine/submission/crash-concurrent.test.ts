@@ -140,7 +140,7 @@ async function timelines(
     for (const c of calls.filter((c) => c.encf === doc.encf)) out.push(`  ${c.at - t0} ms #${c.seq}..${c.endSeq} ${c.kind} -> ${c.status}`);
     const events = await engine.db.selectFrom('events').select(['seq', 'type', 'created_at', 'data']).where('type', 'like', 'ecf.%').orderBy('seq').execute();
     for (const e of events.filter((e) => (JSON.parse(e.data) as { id: string }).id === doc.id)) out.push(`  event #${e.seq} ${e.type} at ${e.created_at}`);
-    const attempts = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_id', '=', doc.id).orderBy('attempt').execute();
+    const attempts = await engine.db.selectFrom('ecf_attempts').selectAll().where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', doc.id)).orderBy('attempt').execute();
     for (const a of attempts) out.push(`  attempt ${a.attempt} ${a.outcome} ${a.status_code} ${a.track_id} ${a.retry_decision ?? ''} at ${a.recorded_at}`);
   }
   return out.join('\n');
@@ -254,8 +254,9 @@ describe('concurrent submission under SIGKILL (pump workers against a sandbox wi
 
           const attempts = await engine.db
             .selectFrom('ecf_attempts')
-            .select(['ecf_id', 'attempt', 'outcome', 'status_code', 'track_id', 'retry_decision'])
-            .orderBy('ecf_id')
+            .innerJoin('ecf', 'ecf.store_key', 'ecf_attempts.ecf_key')
+            .select(['ecf.id as ecf_id', 'attempt', 'outcome', 'status_code', 'track_id', 'retry_decision'])
+            .orderBy('ecf.id')
             .orderBy('attempt')
             .execute();
           const attemptsOf = groupBy(attempts, (a) => a.ecf_id);

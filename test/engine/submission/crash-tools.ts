@@ -143,8 +143,9 @@ export async function recordViolations(engine: Engine, sandbox: RunningSandbox, 
   const rows = new Map((await engine.db.selectFrom('ecf').select(['id', 'encf', 'status']).execute()).map((r) => [r.id, r]));
   const attempts = await engine.db
     .selectFrom('ecf_attempts')
-    .select(['ecf_id', 'attempt', 'outcome', 'status_code', 'messages', 'retry_decision', 'track_id'])
-    .orderBy('ecf_id')
+    .innerJoin('ecf', 'ecf.store_key', 'ecf_attempts.ecf_key')
+    .select(['ecf.id as ecf_id', 'attempt', 'outcome', 'status_code', 'messages', 'retry_decision', 'track_id'])
+    .orderBy('ecf.id')
     .orderBy('attempt')
     .execute();
   const events = (await engine.db.selectFrom('events').select(['type', 'data']).where('type', 'like', 'ecf.%').orderBy('seq').execute()).map((e) => ({

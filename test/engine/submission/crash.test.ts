@@ -51,7 +51,7 @@ async function snapshot(engine: Engine, sandbox: RunningSandbox, issued: readonl
   const held = work.filter((w) => w.lease_owner !== null);
   const heldRefs = new Set(held.map((w) => w.ref));
   const ecfs = await engine.db.selectFrom('ecf').select(['id', 'encf', 'taxauth', 'retry']).execute();
-  const attempts = await engine.db.selectFrom('ecf_attempts').select(['ecf_id', 'track_id']).execute();
+  const attempts = await engine.db.selectFrom('ecf_attempts').innerJoin('ecf', 'ecf.store_key', 'ecf_attempts.ecf_key').select(['ecf.id as ecf_id', 'track_id']).execute();
   const retried = new Set(ecfs.filter((e) => e.retry !== null).map((e) => e.id));
   const phases = held.map((w): Phase => {
     const p = JSON.parse(w.payload) as { phase?: string; unclear?: boolean };

@@ -90,7 +90,7 @@ describe.runIf(STORE === 'postgres')('two engine processes on one PostgreSQL dat
         const twice = statuses.map((s) => ({ encf: s.encf, received: sandbox.control.submissions({ encf: s.encf }).length })).filter((s) => s.received !== 1);
         expect(twice, 'e-NCF not received exactly once').toEqual([]);
         expect(await engine.db.selectFrom('work').select(['id', 'lease_owner']).execute()).toEqual([]);
-        const attempts = await engine.db.selectFrom('ecf_attempts').select('ecf_id').execute();
+        const attempts = await engine.db.selectFrom('ecf_attempts').select('ecf_key').execute();
         expect(attempts).toHaveLength(BACKLOG);
         console.log(`postgres sharing: ${BACKLOG} e-CF; items performed per process: ${summaries.map((s) => s.performed).join(' + ')}`);
         for (const s of summaries) expect(s.performed, `items performed by ${s.owner}`).toBeGreaterThan(0);

@@ -96,7 +96,7 @@ export async function convertDocuments(engine: Engine, options: ConvertOptions =
   let finished = true;
   let converted = 0;
   for (const spec of DOCUMENT_TABLES) {
-    const state = states.get(spec.table) ?? { after: firstKey(db), done: false, converted: 0, damaged: 0, damagedRefs: [] };
+    const state = states.get(spec.table) ?? { after: firstKey(db, spec), done: false, converted: 0, damaged: 0, damagedRefs: [] };
     const result = state.done ? { rows: 0, converted: 0, finished: true } : await convertTable(engine, documents, spec, state, options);
     tables.push({ table: spec.table, rows: result.rows, converted: state.converted, damaged: state.damaged });
     damaged.push(...state.damagedRefs);
@@ -156,7 +156,8 @@ async function convertTable(engine: Engine, documents: DocumentStore, spec: Docu
 }
 
 interface Conversion {
-  readonly id: string;
+  /** The row's primary key (ecf_documents: the e-CF's store key, which its hex copy's row has too). */
+  readonly key: number | string;
   readonly column: string;
   readonly rawDigest: string | null;
   readonly hexCopy: DocumentColumn['hexCopy'];
@@ -176,7 +177,7 @@ async function prepareRow(documents: DocumentStore, spec: DocumentTable, row: Do
       damaged.push(new DocumentDamaged(ref, 'its SHA-256 is not the one kept when it was stored'));
       continue;
     }
-    out.push({ id: row.id, column: column.column, rawDigest: column.rawDigest, hexCopy: column.hexCopy, raw: d.blob, prepared: await documents.prepare(d.blob) });
+    out.push({ key: row.key, column: column.column, rawDigest: column.rawDigest, hexCopy: column.hexCopy, raw: d.blob, prepared: await documents.prepare(d.blob) });
   }
   return out;
 }
@@ -185,11 +186,11 @@ async function prepareRow(documents: DocumentStore, spec: DocumentTable, row: Do
 async function writeOne(tx: Kysely<Database>, documents: DocumentStore, spec: DocumentTable, w: Conversion): Promise<number> {
   const stored = await documents.store(tx, w.prepared);
   const digest = w.rawDigest ? sql`, ${sql.ref(w.rawDigest)} = ${stored.sha256}` : sql``;
-  const result = await sql`update ${sql.table(spec.table)} set ${sql.ref(w.column)} = ${stored.blob}${digest} where ${sql.ref(spec.key)} = ${w.id} and ${sql.ref(w.column)} = ${w.raw}`.execute(tx);
+  const result = await sql`update ${sql.table(spec.table)} set ${sql.ref(w.column)} = ${stored.blob}${digest} where ${sql.ref(spec.key)} = ${w.key} and ${sql.ref(w.column)} = ${w.raw}`.execute(tx);
   if (Number(result.numAffectedRows ?? 0n) === 0) return 0;
   if (w.rawDigest && w.hexCopy && stored.sha256) {
     const { table, key, column } = w.hexCopy;
-    await sql`update ${sql.table(table)} set ${sql.ref(column)} = '' where ${sql.ref(key)} = ${w.id} and ${sql.ref(column)} = ${stored.sha256.toString('hex')}`.execute(tx);
+    await sql`update ${sql.table(table)} set ${sql.ref(column)} = '' where ${sql.ref(key)} = ${w.key} and ${sql.ref(column)} = ${stored.sha256.toString('hex')}`.execute(tx);
   }
   return 1;
 }

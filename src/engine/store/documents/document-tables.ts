@@ -35,6 +35,10 @@ export interface DocumentTable {
   readonly table: string;
   /** The primary key column, on the table itself. */
   readonly key: string;
+  /** What a message names the row by, when not its key: the e-CF's public id, not its store key. */
+  readonly id?: string;
+  /** The key is an integer (ecf_documents: the e-CF's store key, migration 0022), so PostgreSQL's walk starts below 1, not at ''. */
+  readonly integerKey?: boolean;
   /** The table `t` and what it joins for the e-NCF, the tenant and the older digest. */
   readonly from: string;
   readonly encf: string | null;
@@ -45,13 +49,16 @@ export interface DocumentTable {
 export const DOCUMENT_TABLES: readonly DocumentTable[] = [
   {
     table: 'ecf_documents',
-    key: 'ecf_id',
-    from: 'ecf_documents t join ecf e on e.id = t.ecf_id',
+    // The e-CF's store key (migration 0022); messages name the e-CF by its id.
+    key: 'ecf_key',
+    id: 'e.id',
+    integerKey: true,
+    from: 'ecf_documents t join ecf e on e.store_key = t.ecf_key',
     encf: 'e.encf',
     // ecf carries the tenant's store key (migration 0021); the filter compares the tenant's id.
     tenant: '(select k.id from tenants k where k.store_key = e.tenant_key)',
     columns: [
-      { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'coalesce(e.signed_at, e.issued_at)', hexCopy: { table: 'ecf', key: 'id', column: 'document_hash' } },
+      { column: 'xml', rawDigest: 'xml_sha256', hexDigest: 'e.document_hash', signedAt: 'coalesce(e.signed_at, e.issued_at)', hexCopy: { table: 'ecf', key: 'store_key', column: 'document_hash' } },
       { column: 'rfce_xml', rawDigest: 'rfce_sha256', hexDigest: null, signedAt: 'coalesce(e.signed_at, e.issued_at)' },
     ],
   },
@@ -100,9 +107,10 @@ export const DOCUMENT_TABLES: readonly DocumentTable[] = [
   },
 ];
 
-/** One row of a batch: its walking key, id, e-NCF and, per column (in the table's order), the blob and its digests. */
+/** One row of a batch: its walking key, primary key, id, e-NCF and, per column (in the table's order), the blob and its digests. */
 export interface DocumentRow {
   readonly k: number | string;
+  readonly key: number | string;
   readonly id: string;
   readonly encf: string | null;
   readonly documents: readonly {
@@ -133,7 +141,7 @@ function keyOf(db: Kysely<any>, spec: DocumentTable): RawBuilder<unknown> {
   return dialectOf(db) === 'sqlite' ? sql`t.${rowKey(db).ref}` : sql.raw(`t.${spec.key}`);
 }
 
-export const firstKey = (db: Kysely<any>): number | string => rowKey(db).first;
+export const firstKey = (db: Kysely<any>, spec: DocumentTable): number | string => (spec.integerKey ? 0 : rowKey(db).first);
 
 export interface BatchOptions {
   readonly after: number | string;
@@ -148,7 +156,7 @@ export interface BatchOptions {
 /** The next rows after `after`, in key order. */
 export async function readBatch(db: Kysely<any>, spec: DocumentTable, options: BatchOptions): Promise<DocumentRow[]> {
   const key = keyOf(db, spec);
-  const parts: RawBuilder<unknown>[] = [sql`${key} as k`, sql.raw(`t.${spec.key} as id`), sql.raw(`${spec.encf ?? 'null'} as encf`)];
+  const parts: RawBuilder<unknown>[] = [sql`${key} as k`, sql.raw(`t.${spec.key} as key`), sql.raw(`${spec.id ?? `t.${spec.key}`} as id`), sql.raw(`${spec.encf ?? 'null'} as encf`)];
   spec.columns.forEach((c, i) => {
     parts.push(sql.raw(`t.${c.column} as b${i}`), sql.raw(`${c.rawDigest ? `t.${c.rawDigest}` : 'null'} as r${i}`), sql.raw(`${c.hexDigest ?? 'null'} as h${i}`));
     if (options.signatures) parts.push(sql.raw(`${c.signedAt ?? 'null'} as s${i}`), sql.raw(`${c.signatureWhen ? `case when ${c.signatureWhen} then 1 else 0 end` : '1'} as w${i}`));
@@ -160,6 +168,7 @@ export async function readBatch(db: Kysely<any>, spec: DocumentTable, options: B
   const { rows } = await query.execute(db);
   return rows.map((r) => ({
     k: r.k as number | string,
+    key: r.key as number | string,
     id: r.id as string,
     encf: (r.encf as string | null) ?? null,
     documents: spec.columns.map((_, i) => ({

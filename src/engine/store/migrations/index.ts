@@ -22,6 +22,7 @@ import * as slimRow from './0020-slim-row.js';
 import * as tenantKey from './0021-tenant-key.js';
 import * as integerInstants from './0022-integer-instants.js';
 import * as listPaths from './0023-list-paths.js';
+import * as documentKey from './0024-document-key.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021-tenant-key': tenantKey,
   '0022-integer-instants': integerInstants,
   '0023-list-paths': listPaths,
+  '0024-document-key': documentKey,
 };

@@ -50,7 +50,7 @@ async function fill(engine: Engine, count: number, withDamaged: boolean): Promis
         : invoice31({ internalNumber: `FAC-${i}` });
     ecfIds.push((await issueEcf(engine, tenant.id, { idempotencyKey: `raw-${i}`, payload })).ecf.id);
   }
-  const rows = await engine.db.selectFrom('ecf_documents').innerJoin('ecf', 'ecf.id', 'ecf_documents.ecf_id').select(['ecf.id', 'ecf.encf', 'ecf_documents.xml', 'ecf_documents.rfce_xml']).execute();
+  const rows = await engine.db.selectFrom('ecf_documents').innerJoin('ecf', 'ecf.store_key', 'ecf_documents.ecf_key').select(['ecf.id', 'ecf.encf', 'ecf_documents.xml', 'ecf_documents.rfce_xml']).execute();
   const documents: RawDocument[] = [];
   for (const r of rows) {
     documents.push({ table: 'ecf_documents', column: 'xml', id: r.id, encf: r.encf, bytes: r.xml });

@@ -24,7 +24,7 @@ export async function storedDocuments(engine: Engine, documents: readonly RawDoc
     let sha256: Buffer | null = null;
     let kept: Buffer | string | null;
     if (d.table === 'ecf_documents') {
-      const r = await db.selectFrom('ecf_documents').innerJoin('ecf', 'ecf.id', 'ecf_documents.ecf_id').select(['xml', 'rfce_xml', 'xml_sha256', 'rfce_sha256', 'document_hash']).where('ecf_id', '=', d.id).executeTakeFirstOrThrow();
+      const r = await db.selectFrom('ecf_documents').innerJoin('ecf', 'ecf.store_key', 'ecf_documents.ecf_key').select(['xml', 'rfce_xml', 'xml_sha256', 'rfce_sha256', 'document_hash']).where('ecf.id', '=', d.id).executeTakeFirstOrThrow();
       blob = d.column === 'xml' ? r.xml : r.rfce_xml!;
       sha256 = d.column === 'xml' ? r.xml_sha256 : r.rfce_sha256;
       kept = sha256 ?? (d.column === 'xml' ? r.document_hash : null);

@@ -18,7 +18,7 @@ async function issue(engine: Engine, tenantId: string, key: string, payload: unk
   return (await issueEcf(engine, tenantId, { idempotencyKey: key, payload })).ecf;
 }
 
-const stored = (engine: Engine, id: string) => engine.db.selectFrom('ecf_documents').selectAll().where('ecf_id', '=', id).executeTakeFirstOrThrow();
+const stored = (engine: Engine, id: string) => engine.db.selectFrom('ecf_documents').selectAll().where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', id)).executeTakeFirstOrThrow();
 
 describe('issued e-CF in the compressed store', () => {
   it('are stored compressed and read back as signed: xmlsec1 verifies them, the RFCE too', async () => {
@@ -68,7 +68,7 @@ describe('issued e-CF in the compressed store', () => {
       writeFileSync(file, bytes);
       engine = await openEngine({ dataDir, clock: engine.clock });
     } else {
-      await engine.db.updateTable('ecf_documents').set({ xml: flipped }).where('ecf_id', '=', ecf.id).execute();
+      await engine.db.updateTable('ecf_documents').set({ xml: flipped }).where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', ecf.id)).execute();
     }
     try {
       expect((await stored(engine, ecf.id)).xml.equals(flipped)).toBe(true);
@@ -105,7 +105,7 @@ describe('issued e-CF in the compressed store', () => {
     // Its digest still guards it: ecf.document_hash.
     const flipped = Buffer.from(row.xml);
     flipped[200]! ^= 0x01;
-    await engine.db.updateTable('ecf_documents').set({ xml: flipped }).where('ecf_id', '=', ecf.id).execute();
+    await engine.db.updateTable('ecf_documents').set({ xml: flipped }).where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', ecf.id)).execute();
     await expect(ecfXml(engine, tenant.id, ecf.id)).rejects.toMatchObject({ code: 'Store.DocumentDamaged' });
   });
 });

@@ -25,11 +25,11 @@ async function compressedStore() {
 async function flipStoredByte(dataDir: string, ecfId: string) {
   const engine = await openEngine({ dataDir });
   try {
-    const { xml } = await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_id', '=', ecfId).executeTakeFirstOrThrow();
+    const { xml } = await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', ecfId)).executeTakeFirstOrThrow();
     expect(xml[0]).toBe(0); // compressed
     const at = xml.length - 24;
     if (STORE === 'postgres') {
-      await sql`update ecf_documents set xml = set_byte(xml, ${at}, get_byte(xml, ${at}) # 1) where ecf_id = ${ecfId}`.execute(engine.db);
+      await sql`update ecf_documents set xml = set_byte(xml, ${at}, get_byte(xml, ${at}) # 1) where ecf_key = (select store_key from ecf where id = ${ecfId})`.execute(engine.db);
       return;
     }
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(engine.db);
@@ -84,7 +84,7 @@ describe('ecf store verify', () => {
       const prepared = await docs.prepare(altered);
       await inTransaction(engine.db, async (tx) => {
         const stored = await docs.store(tx, prepared);
-        await tx.updateTable('ecf_documents').set({ xml: stored.blob, xml_sha256: stored.sha256 }).where('ecf_id', '=', victim.id).execute();
+        await tx.updateTable('ecf_documents').set({ xml: stored.blob, xml_sha256: stored.sha256 }).where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', victim.id)).execute();
         await tx.updateTable('ecf').set({ document_hash: createHash('sha256').update(altered).digest('hex') }).where('id', '=', victim.id).execute();
       });
     } finally {
