@@ -4,9 +4,10 @@ import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../../engine-types.js';
 import { inTransaction } from '../database.js';
 import type { Database } from '../schema.js';
-import { sha256Of } from './codec.js';
+import { sha256Of, type FrameEncoder } from './codec.js';
 import { documentStore, type DocumentStore, type KeptDigest } from './document-store.js';
 import { DocumentDamaged, type DocumentRef } from './damaged.js';
+import { keptContextEncoder } from './frame-encoder.js';
 import { DOCUMENT_TABLES, countRows, firstKey, keptDigest, readBatch, type DocumentColumn, type DocumentRow, type DocumentTable } from './document-tables.js';
 import { parseBlob } from './layout.js';
 
@@ -87,8 +88,21 @@ export async function conversionPending(db: Kysely<Database>): Promise<boolean> 
 
 export async function convertDocuments(engine: Engine, options: ConvertOptions = {}): Promise<ConvertReport> {
   const db = engine.db;
+  // One zstd context kept for the walk (frame-encoder.ts): a context made, the dictionary loaded and
+  // a 64 KB output buffer given for each document were most of the conversion's CPU and, freed one
+  // by one, held a converting process's memory well past what the walk itself needs.
+  const encoder = keptContextEncoder();
+  try {
+    return await convertWith(engine, encoder.encode, options);
+  } finally {
+    encoder.close();
+  }
+}
+
+async function convertWith(engine: Engine, encode: FrameEncoder, options: ConvertOptions): Promise<ConvertReport> {
+  const db = engine.db;
   // Always compressing, whatever engine.documents does with new writes (compressDocuments: false).
-  const documents = documentStore({ compress: true });
+  const documents = documentStore({ compress: true, encoder: encode });
   const states = await readStates(db);
   const tables: ConvertReport['tables'][number][] = [];
   const damaged: DocumentRef[] = [];
