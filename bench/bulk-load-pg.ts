@@ -2,8 +2,9 @@
 // (bench/ecf-rows.ts, bench/load-batches.ts, bench/packing.ts), each table of a batch inserted by
 // one statement that unnests one array per column (one parse and one round trip per table and
 // batch, where kysely's multi-row VALUES built and sent a parameter per value), two batches in
-// flight so PostgreSQL works on one while this thread makes the next. As a restore would, the
-// indexes and count triggers wait until the rows are in (bench/deferred-upkeep.ts).
+// flight (when the count triggers wait) so PostgreSQL works on one while this thread makes the
+// next. As a restore would, the indexes and count triggers wait until the rows are in
+// (bench/deferred-upkeep.ts).
 import { sql, type Kysely } from 'kysely';
 import { deferPostgres, restorePostgres } from './deferred-upkeep.js';
 import { rowMaker, type RowsOptions } from './ecf-rows.js';
@@ -63,11 +64,14 @@ export async function bulkLoadPostgres(db: Kysely<any>, o: PostgresLoad, onProgr
   let inFlight: Promise<void> | null = null;
   try {
     for await (const b of rowBatches({ rows: o.rows.rows, batch, make: rowMaker(o.rows), packing, onRow })) {
-      // One batch goes to the server while the next is made: at most two in flight.
+      // One batch goes to the server while the next is made: at most two in flight. With the count
+      // triggers kept, two transactions would upsert the same count rows in their own orders and
+      // deadlock: then one at a time.
       const previous = inFlight;
       inFlight = insertBatch(b.tables);
       inFlight.catch(() => {});
       await previous;
+      if (!deferred) await inFlight;
       await onProgress?.(b.from);
     }
     await inFlight;

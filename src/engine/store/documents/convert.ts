@@ -23,8 +23,13 @@ import { parseBlob } from './layout.js';
  * and a blob is converted only when it is raw, whatever the cursor says.
  */
 
-/** Rows per batch: a transaction of a few milliseconds, so requests barely wait behind it. */
-export const CONVERT_BATCH_ROWS = 200;
+/**
+ * Rows per batch: a transaction of a few milliseconds, so requests barely wait behind it. A batch's
+ * raw and compressed documents live across the event loop's turns until it commits: at 200 rows
+ * V8 grew its young generation to hold them (peak RSS 233 MB converting 20,000 e-CF, against 175 MB
+ * at 50 rows, in about the same time; docs/performance.md).
+ */
+export const CONVERT_BATCH_ROWS = 50;
 
 /**
  * Rows compressed between two looks at the event loop: the codec compresses on
