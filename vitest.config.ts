@@ -7,9 +7,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * that never open a store (the document pipeline, XML and signing, the installers, the
  * workbooks and plan, the sandbox's load model). Process-level tests that prove the
  * PostgreSQL wiring itself stay: a store moved into PostgreSQL, nodes sharing one database
- * (test/engine/store, submission, reception), the folder drop's crash test, the jobs.
+ * (test/engine/store, submission, reception), the folder drop's crash test, the jobs, and the big-store
+ * bench's PostgreSQL loader.
  */
-const POSTGRES_RUN = ['test/engine/**/*.test.ts', 'test/jobs/**/*.test.ts', 'test/watch/crash.test.ts', 'test/cli/migrate-store.test.ts'];
+const POSTGRES_RUN = ['test/engine/**/*.test.ts', 'test/jobs/**/*.test.ts', 'test/watch/crash.test.ts', 'test/cli/migrate-store.test.ts', 'test/bench/bulk-load-pg.test.ts'];
 const NOT_ON_POSTGRES = [
   'test/engine/documents/**',
   'test/engine/xml/**',

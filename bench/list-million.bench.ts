@@ -11,7 +11,8 @@
 // are about 60 GB of disk). BENCH_PG=1 runs the same on PostgreSQL (scripts/with-postgres.sh, a
 // throwaway cluster; rows default to 1,000,000 there) and prints its relation sizes.
 // BENCH_QUERIES=0 stops after the load and the bytes (to measure a long load alone). BENCH_LOAD_WORKERS
-// (default: the cores but one) and BENCH_LOAD_CACHE_MIB (default 32) set the SQLite load (bench/bulk-load.ts).
+// (default: the cores but one) and BENCH_LOAD_CACHE_MIB (default 32) set the SQLite load (bench/bulk-load.ts);
+// BENCH_LOAD_DEFER=0 keeps the indexes and count triggers through the load instead of building them after.
 // BENCH_KEEP_DIR=1 keeps the data dir; BENCH_REUSE_DIR=<dir> runs the queries again on a kept data dir
 // (no load, no bytes: the engine's migrations run on it when it opens, so a new one is tried on a big store).
 import { spawnSync } from 'node:child_process';
@@ -28,12 +29,11 @@ import { ecfXml, getEcf, listEcf, type ListQuery } from '../src/engine/ecf/queri
 import { addRange } from '../src/engine/sequences/ranges.js';
 import { tenantKey } from '../src/engine/tenants/lookup.js';
 import { bulkLoadInChild } from './bulk-load.js';
+import { bulkLoadPostgres } from './bulk-load-pg.js';
 import { documentPool } from './corpus/pool.js';
 import { poolFile, POOL_SEED } from './corpus/pool-file.js';
 import { payload } from './documents.js';
-import { rowMaker } from './ecf-rows.js';
-import { rowBatches, rowSampler, type RowSamples } from './load-batches.js';
-import { packingWorkers } from './packing.js';
+import type { RowSamples } from './load-batches.js';
 import { seedBenchIssuer } from './seed.js';
 import { keepCertificates } from './stored-documents.js';
 import { postgresParts, printParts, sqliteParts } from './store-sizes.js';
@@ -84,6 +84,8 @@ const rowsOptions = { rows: ROWS, tenantId, tenantKey: await tenantKey(engine.db
 const certificates = DOCUMENTS ? await keepCertificates(engine.db, pool.slice(0, 50).map((d) => d.xml)) : null;
 const WORKERS = process.env.BENCH_LOAD_WORKERS ? Number(process.env.BENCH_LOAD_WORKERS) : undefined;
 const CACHE_MIB = process.env.BENCH_LOAD_CACHE_MIB ? Number(process.env.BENCH_LOAD_CACHE_MIB) : undefined;
+/** BENCH_LOAD_DEFER=0 keeps the indexes and count triggers through the load (the engine's way), to compare. */
+const DEFER = process.env.BENCH_LOAD_DEFER !== '0';
 
 console.log(
   `rows: ${ROWS.toLocaleString('en')} e-CF on ${PG ? 'PostgreSQL' : 'SQLite'}, one tenant, ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)};` +
@@ -94,35 +96,32 @@ let loaded: RowSamples & { seconds: number; peakRssMiB: number; how: string };
 if (PG) {
   const loadStart = performance.now();
   const workers = WORKERS ?? Math.max(1, availableParallelism() - 1);
-  const packing = certificates ? packingWorkers(certificates, workers) : null;
-  const make = rowMaker({ ...rowsOptions, pool });
-  const { samples, onRow } = rowSampler(ROWS);
-  try {
-    for await (const b of rowBatches({ rows: ROWS, batch: 500, make, packing, onRow })) {
-      await engine.db.transaction().execute(async (tx) => {
-        for (const [table, rows] of Object.entries(b.tables)) if (rows.length) await tx.insertInto(table as 'ecf').values(rows as never).execute();
-      });
-      if (process.stdout.isTTY && b.to % 10_000 === 0) process.stdout.write(`\r  ${b.to.toLocaleString('en')} rows, ${((performance.now() - loadStart) / 1000).toFixed(0)} s`);
-    }
-  } finally {
-    await packing?.close();
-  }
+  const r = await bulkLoadPostgres(engine.db, { rows: { ...rowsOptions, pool }, certificates, workers, deferUpkeep: DEFER }, (done) => {
+    // A terminal gets a line rewritten every 10,000 rows; a log a line every 100,000.
+    if (done % (process.stdout.isTTY ? 10_000 : 100_000)) return;
+    const line = `  ${done.toLocaleString('en')} rows, ${((performance.now() - loadStart) / 1000).toFixed(0)} s, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MiB`;
+    process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
+  });
   if (process.stdout.isTTY) process.stdout.write('\r');
   // The rows came with their store keys (bench/ecf-rows.ts): the identity moves past them, as `ecf migrate-store` does.
   await sql`select setval(pg_get_serial_sequence('ecf', 'store_key'), coalesce(max(store_key), 0) + 1, false) from ecf`.execute(engine.db);
-  await sql`vacuum analyze`.execute(engine.db);
   queries = engine;
-  const seconds = (performance.now() - loadStart) / 1000;
-  loaded = { ...samples, seconds, peakRssMiB: process.resourceUsage().maxRSS / 1024, how: `500 per transaction, ${packing ? `${workers} packing worker${workers > 1 ? 's' : ''}, ` : ''}this process (the engine's too)` };
+  loaded = {
+    ...r,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    how:
+      `${r.batch.toLocaleString('en')} per transaction through unnest, two in flight, ${DEFER ? 'indexes and counts after the rows' : 'indexes and counts kept row by row'} (with VACUUM ANALYZE ${r.restoreSeconds.toFixed(1)} s of it), ` +
+      `${certificates ? `${workers} packing worker${workers > 1 ? 's' : ''}, ` : ''}this process (the engine's too)`,
+  };
 } else {
   // The load runs in a process of its own with the engine closed (bench/bulk-load.ts): its peak RSS is the load's alone.
   await engine.close();
-  const r = await bulkLoadInChild({ dataDir, rows: rowsOptions, poolFile: poolFile(pool.length, POOL_SEED), certificates, workers: WORKERS, cacheMiB: CACHE_MIB });
+  const r = await bulkLoadInChild({ dataDir, rows: rowsOptions, poolFile: poolFile(pool.length, POOL_SEED), certificates, workers: WORKERS, cacheMiB: CACHE_MIB, deferUpkeep: DEFER });
   const perRow = (s: number) => `${((s * 1000) / ROWS).toFixed(3)} ms`;
   loaded = {
     ...r,
     how:
-      `${r.batch.toLocaleString('en')} per transaction, ${!DOCUMENTS ? '' : r.workers ? `${r.workers} packing worker${r.workers > 1 ? 's' : ''}, ` : 'packed on the loading thread, '}SQLite cache ${r.cacheMiB} MiB, its own process;` +
+      `${r.batch.toLocaleString('en')} per transaction, ${DEFER ? `indexes and counts after the rows (${r.restoreSeconds.toFixed(1)} s of it), ` : 'indexes and counts kept row by row, '}${!DOCUMENTS ? '' : r.workers ? `${r.workers} packing worker${r.workers > 1 ? 's' : ''}, ` : 'packed on the loading thread, '}SQLite cache ${r.cacheMiB} MiB, its own process;` +
       ` CPU per e-CF ${perRow(r.cpuSeconds)}, of it the loading thread ${perRow(r.loadingThreadSeconds)}` +
       (r.workers ? `, so up to ${Math.round(ROWS / r.loadingThreadSeconds).toLocaleString('en')} e-CF/s with a core free for packing` : ''),
   };

@@ -6,9 +6,10 @@
 import type { Kysely } from 'kysely';
 // The codec's own modules rather than the documents' index, which brings the store (Kysely) into each packing worker.
 import { cutCertificate } from '../src/engine/store/documents/certificate-text.js';
-import { compressFrameSync, sha256Of, DEFAULT_LEVEL } from '../src/engine/store/documents/codec.js';
+import { sha256Of, DEFAULT_LEVEL } from '../src/engine/store/documents/codec.js';
 import { dictionaryBytes, CURRENT_DICTIONARY_ID } from '../src/engine/store/documents/dictionaries.js';
 import { encodeBlob } from '../src/engine/store/documents/layout.js';
+import { keptCompressor } from './kept-compressor.js';
 import type { Database } from '../src/engine/store/schema.js';
 
 export interface StoredDocument {
@@ -42,11 +43,12 @@ export async function keepCertificates(db: Kysely<Database>, samples: readonly B
 export function packerFor(certificates: CertificateIds): Packer {
   const dictionary = dictionaryBytes(CURRENT_DICTIONARY_ID) ?? undefined;
   const ids = new Map(certificates);
+  const compress = keptCompressor(dictionary, DEFAULT_LEVEL);
   return (bytes) => {
     const cut = cutCertificate(bytes);
     const certificateId = cut ? ids.get(cut.text.toString('latin1')) : 0;
     if (certificateId === undefined) throw new Error('a document signed with a certificate the packer was not given');
-    const frame = compressFrameSync(cut?.rest ?? bytes, dictionary, DEFAULT_LEVEL);
+    const frame = compress(cut?.rest ?? bytes);
     return { blob: encodeBlob({ dictionaryId: CURRENT_DICTIONARY_ID, certificateId, certificateOffset: cut?.offset ?? 0 }, frame), sha256: sha256Of(bytes) };
   };
 }

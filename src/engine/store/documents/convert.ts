@@ -4,9 +4,10 @@ import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../../engine-types.js';
 import { inTransaction } from '../database.js';
 import type { Database } from '../schema.js';
-import { sha256Of } from './codec.js';
+import { sha256Of, type FrameEncoder } from './codec.js';
 import { documentStore, type DocumentStore, type KeptDigest } from './document-store.js';
 import { DocumentDamaged, type DocumentRef } from './damaged.js';
+import { keptContextEncoder } from './frame-encoder.js';
 import { DOCUMENT_TABLES, countRows, firstKey, keptDigest, readBatch, type DocumentColumn, type DocumentRow, type DocumentTable } from './document-tables.js';
 import { parseBlob } from './layout.js';
 
@@ -22,8 +23,13 @@ import { parseBlob } from './layout.js';
  * and a blob is converted only when it is raw, whatever the cursor says.
  */
 
-/** Rows per batch: a transaction of a few milliseconds, so requests barely wait behind it. */
-export const CONVERT_BATCH_ROWS = 200;
+/**
+ * Rows per batch: a transaction of a few milliseconds, so requests barely wait behind it. A batch's
+ * raw and compressed documents live across the event loop's turns until it commits: at 200 rows
+ * V8 grew its young generation to hold them (peak RSS 233 MB converting 20,000 e-CF, against 175 MB
+ * at 50 rows, in about the same time; docs/performance.md).
+ */
+export const CONVERT_BATCH_ROWS = 50;
 
 /**
  * Rows compressed between two looks at the event loop: the codec compresses on
@@ -87,8 +93,21 @@ export async function conversionPending(db: Kysely<Database>): Promise<boolean> 
 
 export async function convertDocuments(engine: Engine, options: ConvertOptions = {}): Promise<ConvertReport> {
   const db = engine.db;
+  // One zstd context kept for the walk (frame-encoder.ts): a context made, the dictionary loaded and
+  // a 64 KB output buffer given for each document were most of the conversion's CPU and, freed one
+  // by one, held a converting process's memory well past what the walk itself needs.
+  const encoder = keptContextEncoder();
+  try {
+    return await convertWith(engine, encoder.encode, options);
+  } finally {
+    encoder.close();
+  }
+}
+
+async function convertWith(engine: Engine, encode: FrameEncoder, options: ConvertOptions): Promise<ConvertReport> {
+  const db = engine.db;
   // Always compressing, whatever engine.documents does with new writes (compressDocuments: false).
-  const documents = documentStore({ compress: true });
+  const documents = documentStore({ compress: true, encoder: encode });
   const states = await readStates(db);
   const tables: ConvertReport['tables'][number][] = [];
   const damaged: DocumentRef[] = [];

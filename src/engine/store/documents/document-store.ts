@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterCommit } from '../database.js';
 import type { Database } from '../schema.js';
-import { compressDocument, sha256Of, DEFAULT_LEVEL, FrameUnreadable, type CompressedDocument } from './codec.js';
+import { compressDocument, compressFrame, sha256Of, DEFAULT_LEVEL, FrameUnreadable, type CompressedDocument, type FrameEncoder } from './codec.js';
 import { restoreCertificate } from './certificate-text.js';
 import { CURRENT_DICTIONARY_ID } from './dictionaries.js';
 import { DocumentDamaged, type DocumentRef } from './damaged.js';
@@ -43,11 +43,14 @@ export interface DocumentStoreOptions {
   /** Default true; false writes the layout of the previous release (raw bytes, no new digest). A development option. */
   readonly compress?: boolean;
   readonly level?: number;
+  /** How frames are written; default node:zlib's public path, a context per document (frame-encoder.ts keeps them for a walk). */
+  readonly encoder?: FrameEncoder;
 }
 
 export function documentStore(options: DocumentStoreOptions = {}): DocumentStore {
   const compress = options.compress !== false;
   const level = options.level ?? DEFAULT_LEVEL;
+  const encoder = options.encoder ?? compressFrame;
   // Ids never change once committed; entries are added only after a commit (or from committed reads).
   const idByHash = new Map<string, number>();
   const textById = new Map<number, Buffer>();
@@ -80,7 +83,7 @@ export function documentStore(options: DocumentStoreOptions = {}): DocumentStore
   return {
     compress,
     async prepare(bytes) {
-      return { bytes, compressed: compress ? await compressDocument(bytes, CURRENT_DICTIONARY_ID, level) : null };
+      return { bytes, compressed: compress ? await compressDocument(bytes, CURRENT_DICTIONARY_ID, level, encoder) : null };
     },
     async store(tx, prepared) {
       const c = prepared.compressed;
