@@ -50,7 +50,7 @@ describe.skipIf(STORE !== 'postgres')('the big-store bench loader on PostgreSQL'
       const during: { indexes: number; enabled: number }[] = [];
       await bulkLoadPostgres(deferred.db, { ...a, workers: 1, batch: 50 }, async () => {
         const { rows } = await sql<{ indexes: number; enabled: number }>`select
-          (select count(*)::int from pg_indexes i where i.tablename = 'ecf' and i.indexname <> 'ecf_pkey') as indexes,
+          (select count(*)::int from pg_index x where x.indrelid = 'ecf'::regclass and not exists (select 1 from pg_constraint k where k.conindid = x.indexrelid)) as indexes,
           (select count(*)::int from pg_trigger g where g.tgrelid = 'ecf'::regclass and not g.tgisinternal and g.tgenabled <> 'D' and g.tgname like '%_insert') as enabled`.execute(deferred.db);
         during.push(rows[0]!);
       });
