@@ -8,7 +8,8 @@ import { bulkLoadPostgres } from '../../bench/bulk-load-pg.js';
 import { documentPool } from '../../bench/corpus/pool.js';
 import { keepCertificates } from '../../bench/stored-documents.js';
 import { openEngine, type Engine } from '../../src/engine/engine.js';
-import { ecfXml, listEcf } from '../../src/engine/ecf/queries.js';
+import { ecfXml } from '../../src/engine/ecf/queries.js';
+import { expectListTotalsByReading } from './list-totals.js';
 import { addRange } from '../../src/engine/sequences/ranges.js';
 import { tenantKey } from '../../src/engine/tenants/lookup.js';
 import { seedTenant, STORE, testDataDir } from '../helpers.js';
@@ -65,18 +66,9 @@ describe.skipIf(STORE !== 'postgres')('the big-store bench loader on PostgreSQL'
       for (const t of COUNT_TABLES) expect(counts[t]!.length, t).toBeGreaterThan(0);
       expect(counts).toEqual(await countsOf(kept.db));
 
-      const rows = (await deferred.db.selectFrom('ecf').select(['id', 'encf', 'type', 'status', 'issue_date', 'monto_total_cents']).execute()) as { id: string; encf: string; type: number; status: string; issue_date: string; monto_total_cents: number }[];
-      expect(rows).toHaveLength(ROWS);
-      const month = { From: '2026-03-01', To: '2026-03-31' };
-      const queries: [object, (r: (typeof rows)[number]) => boolean][] = [
-        [{}, () => true],
-        [{ Type: 32 }, (r) => r.type === 32],
-        [{ Status: 'accepted' }, (r) => r.status === 'accepted'],
-        [month, (r) => r.issue_date >= month.From && r.issue_date <= month.To],
-        [{ MinAmount: '1000', MaxAmount: '50000' }, (r) => r.monto_total_cents >= 100_000 && r.monto_total_cents <= 5_000_000],
-      ];
-      for (const [query, matches] of queries) expect((await listEcf(deferred, a.tenantId, query)).totalCount, JSON.stringify(query)).toBe(rows.filter(matches).length);
-      for (const r of rows.slice(0, 20)) expect((await ecfXml(deferred, a.tenantId, r.id)).bytes.includes(r.encf), r.encf).toBe(true);
+      await expectListTotalsByReading(deferred, a.tenantId, ROWS);
+      const rows = await deferred.db.selectFrom('ecf').select(['id', 'encf']).limit(20).execute();
+      for (const r of rows) expect((await ecfXml(deferred, a.tenantId, r.id)).bytes.includes(r.encf), r.encf).toBe(true);
     } finally {
       await deferred.close();
       await kept.close();

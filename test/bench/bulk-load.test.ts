@@ -13,7 +13,7 @@ import { rowBatches } from '../../bench/load-batches.js';
 import { packingWorkers } from '../../bench/packing.js';
 import { keepCertificates, packerFor } from '../../bench/stored-documents.js';
 import { DATABASE_FILE } from '../../src/engine/data-dir.js';
-import { listEcf } from '../../src/engine/ecf/queries.js';
+import { expectListTotalsByReading } from './list-totals.js';
 import { compressFrameSync, DEFAULT_LEVEL } from '../../src/engine/store/documents/codec.js';
 import { CURRENT_DICTIONARY_ID, dictionaryBytes } from '../../src/engine/store/documents/dictionaries.js';
 import { parseBlob } from '../../src/engine/store/documents/layout.js';
@@ -126,17 +126,7 @@ describe.skipIf(STORE !== 'sqlite')('the big-store bench loader', () => {
     // The totals the lists give from those counts are the e-CF counted by reading them.
     const engine = await openEngine({ dataDir: deferred.dataDir });
     try {
-      const rows = (await engine.db.selectFrom('ecf').select(['type', 'status', 'issue_date', 'monto_total_cents']).execute()) as { type: number; status: string; issue_date: string; monto_total_cents: number }[];
-      expect(rows).toHaveLength(ROWS);
-      const month = { From: '2026-03-01', To: '2026-03-31' };
-      const queries: [object, (r: (typeof rows)[number]) => boolean][] = [
-        [{}, () => true],
-        [{ Type: 32 }, (r) => r.type === 32],
-        [{ Status: 'accepted' }, (r) => r.status === 'accepted'],
-        [month, (r) => r.issue_date >= month.From && r.issue_date <= month.To],
-        [{ MinAmount: '1000', MaxAmount: '50000' }, (r) => r.monto_total_cents >= 100_000 && r.monto_total_cents <= 5_000_000],
-      ];
-      for (const [query, matches] of queries) expect((await listEcf(engine, deferred.tenantId, query)).totalCount, JSON.stringify(query)).toBe(rows.filter(matches).length);
+      await expectListTotalsByReading(engine, deferred.tenantId, ROWS);
     } finally {
       await engine.close();
     }

@@ -1,4 +1,4 @@
-import * as zlib from 'node:zlib';
+import { openKeptContext, type KeptContext } from './zstd-handle.js';
 import { decompressFrame } from './codec.js';
 import { dictionaryBytes } from './dictionaries.js';
 
@@ -72,31 +72,8 @@ export function isWholeFrame(frame: Buffer): boolean {
   return at + ((descriptor >> 2) & 1 ? 4 : 0) === frame.length;
 }
 
-interface NativeHandle {
-  writeSync(flush: number, input: Buffer, inOffset: number, inLength: number, output: Buffer, outOffset: number, outLength: number): void;
-  close(): void;
-  onerror: (message: string, errno: number) => void;
-}
-interface Context {
-  /** Kept so the stream lives as long as its handle is used. */
-  readonly stream: object;
-  readonly handle: NativeHandle;
-  readonly state: Uint32Array;
-  failed: boolean;
-}
 
-function openContext(dictionary: Buffer | undefined): Context | null {
-  const create = (zlib as unknown as { createZstdDecompress?: (o: object) => { _handle?: NativeHandle; _writeState?: Uint32Array } }).createZstdDecompress;
-  const stream = create?.(dictionary ? { dictionary } : {});
-  const handle = stream?._handle;
-  const state = stream?._writeState;
-  if (!handle || typeof handle.writeSync !== 'function' || !(state instanceof Uint32Array) || state.length < 2) return null;
-  const context: Context = { stream: stream!, handle, state, failed: false };
-  handle.onerror = () => {
-    context.failed = true;
-  };
-  return context;
-}
+const openContext = (dictionary: Buffer | undefined) => openKeptContext('createZstdDecompress', dictionary ? { dictionary } : {});
 
 /** Failures in a row after which a dictionary goes the public way for the rest of the walk (the handle may not work as expected on this runtime). */
 const GIVE_UP_AFTER = 8;
@@ -104,9 +81,9 @@ const GIVE_UP_AFTER = 8;
 /** A decoder that keeps one context per dictionary for as long as it is used (one walk). */
 export function keptContextDecoder(): FrameDecoder {
   // null: this dictionary goes the public way from now on.
-  const contexts = new Map<number, Context | null>();
+  const contexts = new Map<number, KeptContext | null>();
   const failures = new Map<number, number>();
-  const contextFor = (id: number): Context | null => {
+  const contextFor = (id: number): KeptContext | null => {
     if (contexts.has(id)) return contexts.get(id)!;
     const dictionary = id === 0 ? undefined : dictionaryBytes(id);
     const opened = dictionary === null ? null : openContext(dictionary);
@@ -114,7 +91,7 @@ export function keptContextDecoder(): FrameDecoder {
     return opened;
   };
   /** `counts`: a frame the context failed on (not one merely larger than the buffer). */
-  const failed = (id: number, context: Context, counts: boolean) => {
+  const failed = (id: number, context: KeptContext, counts: boolean) => {
     try {
       context.handle.close();
     } catch {

@@ -1,4 +1,4 @@
-import * as zlib from 'node:zlib';
+import { openKeptContext, type KeptContext } from './zstd-handle.js';
 import { compressFrame, options, type FrameEncoder } from './codec.js';
 import { keptContextDecoder } from './frame-decoder.js';
 
@@ -18,35 +18,12 @@ import { keptContextDecoder } from './frame-decoder.js';
  * that does not give its content back) is compressed the public way instead,
  * whose frame stands.
  */
-interface NativeHandle {
-  writeSync(flush: number, input: Buffer, inOffset: number, inLength: number, output: Buffer, outOffset: number, outLength: number): void;
-  close(): void;
-  onerror: (message: string, errno: number) => void;
-}
-
-interface Context {
-  readonly stream: object;
-  readonly handle: NativeHandle;
-  readonly state: Uint32Array;
-  failed: boolean;
-}
 
 const ZSTD_E_END = 2;
 /** Output room; a larger content goes the public way. */
 const ROOM = 1024 * 1024;
 
-function openContext(dictionaryId: number, level: number): Context | null {
-  const create = (zlib as unknown as { createZstdCompress?: (o: object) => { _handle?: NativeHandle; _writeState?: Uint32Array } }).createZstdCompress;
-  const stream = create?.(options(dictionaryId, level));
-  const handle = stream?._handle;
-  const state = stream?._writeState;
-  if (!handle || typeof handle.writeSync !== 'function' || !(state instanceof Uint32Array) || state.length < 2) return null;
-  const context: Context = { stream: stream!, handle, state, failed: false };
-  handle.onerror = () => {
-    context.failed = true;
-  };
-  return context;
-}
+const openContext = (dictionaryId: number, level: number) => openKeptContext('createZstdCompress', options(dictionaryId, level));
 
 export interface KeptEncoder {
   readonly encode: FrameEncoder;
@@ -56,10 +33,10 @@ export interface KeptEncoder {
 
 export function keptContextEncoder(): KeptEncoder {
   // null: this dictionary and level go the public way from now on.
-  const contexts = new Map<string, Context | null>();
+  const contexts = new Map<string, KeptContext | null>();
   const decoder = keptContextDecoder();
   let output: Buffer | undefined;
-  const drop = (key: string, context: Context) => {
+  const drop = (key: string, context: KeptContext) => {
     try {
       context.handle.close();
     } catch {
