@@ -10,6 +10,7 @@ import { check } from '../validation.js';
 import { EcfStatusSchema, ecfView, selectEcfRows, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
+import { countBranch, withinSortBounds } from './search-postgres.js';
 import { dayOfRow, issuedWithin, keptCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
 import { dialectOf } from '../store/dialect.js';
@@ -150,14 +151,15 @@ async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQu
     const found: Hit[][] = await Promise.all(branches.map((b) => b.limit(FEW_MATCHES + 1).execute()));
     if (found.every((f) => f.length <= FEW_MATCHES)) {
       const all = new Map(found.flat().map((h) => [h.rid, h]));
-      return { all: [...all.values()], hits: branches[0]!, count: all.size };
+      return { all: [...all.values()], hits: branches[0]!, count: all.size, counts: undefined };
     }
   }
-  const counts = await Promise.all(branches.map((b) => engine.db.selectFrom(b.as('b')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()));
-  const matching = branches.filter((_, i) => Number(counts[i]!.n) > 0);
-  if (matching.length <= 1) return { all: undefined, hits: matching[0] ?? branches[0]!, count: counts.reduce((sum, c) => sum + Number(c.n), 0) };
+  // On PostgreSQL each count also reads the sort values its matches span (search-postgres.ts).
+  const counts = await Promise.all(branches.map((b) => countBranch(engine.db, b, q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at')));
+  const matching = branches.filter((_, i) => counts[i]!.n > 0);
+  if (matching.length <= 1) return { all: undefined, hits: matching[0] ?? branches[0]!, count: counts.reduce((sum, c) => sum + c.n, 0), counts };
   const hits = matching.reduce((all, b) => all.union(b));
-  return { all: undefined, hits, count: Number((await engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) };
+  return { all: undefined, hits, count: Number((await engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n), counts };
 }
 
 /** The page of matches read into memory, in the list's order: the sort column, then the row key, both in `order` (as the store sorts them). */
@@ -180,11 +182,11 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown, 
   let rows: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>[];
   let count: { n: number | string | bigint };
   if (search) {
-    const { all, hits, count: counted } = await searchHits(engine, tenantId, search, q);
+    const { all, hits, count: counted, counts } = await searchHits(engine, tenantId, search, q);
     const pageHits = all
       ? pageOfHits(all, sortColumn, order, window.offset, window.pageSize)
       : counted
-      ? await engine.db.selectFrom(hits.as('h')).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute()
+      ? await withinSortBounds(engine.db.selectFrom(hits.as('h')), sortColumn, counts ?? []).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute()
       : [];
     const rids = pageHits.map((h) => h.rid);
     const found = rids.length
