@@ -218,7 +218,10 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown, 
     const issuedOffIndex = sortColumn === 'monto_total_cents' && dialectOf(engine.db) === 'sqlite';
     let page = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', await tenantKey(engine.db, tenantId)), q, amountOffIndex, issuedOffIndex);
     let offset = window.offset;
-    const seek = sortColumn === 'issued_at' && offset >= seekPast ? await dayOfRow(engine, tenantId, counted, order, offset) : undefined;
+    // PostgreSQL: an offset at or past the kept total is past the last row, so no day to find (dayOfRow sums a
+    // year of day counts for it: 3.6 ms there at a million e-CF) and no rows to skip, whatever the sort.
+    const past = dialectOf(engine.db) === 'postgres' && kept !== undefined && offset >= kept;
+    const seek = past ? 'past' : sortColumn === 'issued_at' && offset >= seekPast ? await dayOfRow(engine, tenantId, counted, order, offset) : undefined;
     if (seek && seek !== 'past') {
       // The days before the seek day hold `before` rows of the order; the page starts inside the seek day or later.
       page = order === 'desc' ? issuedWithin(page, undefined, seek.day) : issuedWithin(page, seek.day, undefined);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { dominicanDate, fromRowInstant, toRowInstant } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { daysByMonths } from '../../../src/engine/ecf/list-counts-postgres.js';
@@ -134,6 +135,28 @@ describe('the PostgreSQL list paths', () => {
       const sorted = [...matches].sort((a, b) => sign * (Number(a[column]) - Number(b[column]) || (a.rid < b.rid ? -1 : 1)));
       const from = (paging.Page - 1) * paging.PageSize;
       expect({ paging, ids: page.items.map((i) => i.id), total: page.totalCount }).toEqual({ paging, ids: sorted.slice(from, from + paging.PageSize).map((m) => m.rid), total: 10 });
+    }
+  });
+
+  it('answer a page past the kept total on PostgreSQL without reading the day counts or skipping rows', async () => {
+    const { engine, tenantId } = await storeWithMonths();
+    const total = (await listEcf(engine, tenantId, {})).totalCount;
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string };
+      sent.push(typeof config === 'string' ? config : (config.text ?? ''));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      for (const q of [{ Skip: total }, { Skip: total + 5, Sort: 'montoTotal' as const }, { Page: 10, PageSize: 5, Type: 31 }, { Skip: total, From: '2026-02-01' }]) {
+        sent.length = 0;
+        const page = await listEcf(engine, tenantId, q, { seekPast: 1 });
+        expect({ q, items: page.items, total: page.totalCount }).toEqual({ q, items: [], total: q.From ? await countByReading(engine, tenantId, { from: q.From }) : total });
+        if (dialectOf(engine.db) === 'postgres') expect({ q, sent: sent.filter((s) => /ecf_day_counts" .*group by|offset/i.test(s)) }).toEqual({ q, sent: [] });
+      }
+    } finally {
+      pg.Client.prototype.query = query;
     }
   });
 });
