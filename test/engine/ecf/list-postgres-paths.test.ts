@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { dominicanDate, fromRowInstant, toRowInstant } from '../../../src/engine/clock.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
@@ -8,6 +7,7 @@ import { countBranch, withinSortBounds } from '../../../src/engine/ecf/search-po
 import { listEcf } from '../../../src/engine/ecf/queries.js';
 import { newId } from '../../../src/engine/ids.js';
 import { dialectOf } from '../../../src/engine/store/dialect.js';
+import { rowKey } from '../../../src/engine/store/functions.js';
 import type { Engine } from '../../../src/engine/engine.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
 
@@ -107,8 +107,9 @@ describe('the PostgreSQL list paths', () => {
   it('bound a search page to the sort values its matches span, on PostgreSQL only, with the same page', async () => {
     const { engine, tenantId } = await storeWithMonths();
     const key = (await engine.db.selectFrom('tenants').select('store_key').where('id', '=', tenantId).executeTakeFirstOrThrow()).store_key;
-    const branch = engine.db.selectFrom('ecf').where('tenant_key', '=', key).where('encf', '>=', 'E31000000501').where('encf', '<', 'E31000000502').select([sql<string>`id`.as('rid'), 'issued_at', 'monto_total_cents']);
-    const matches = await branch.execute();
+    // As searchBranches selects a branch: the list's row key (rowid on SQLite, id on PostgreSQL), the two sort columns.
+    const branch = engine.db.selectFrom('ecf').where('tenant_key', '=', key).where('encf', '>=', 'E31000000501').where('encf', '<', 'E31000000502').select([rowKey(engine.db).ref.as('rid'), 'issued_at', 'monto_total_cents']);
+    const matches = await branch.select('id').execute();
     expect(matches.length).toBe(10);
     const counted = await countBranch(engine.db, branch, 'issued_at');
     const postgres = dialectOf(engine.db) === 'postgres';
@@ -131,10 +132,10 @@ describe('the PostgreSQL list paths', () => {
       const page = await listEcf(engine, tenantId, { Search: 'E31000000501', ...paging });
       const column = paging.Sort ? 'monto_total_cents' : 'issued_at';
       const sign = paging.Order ? 1 : -1;
-      // Ties (the two environments share each instant) go by the row key: insertion order, as the UUID v7 ids are.
+      // Ties (the two environments share each instant) go by the row key, in the order asked.
       const sorted = [...matches].sort((a, b) => sign * (Number(a[column]) - Number(b[column]) || (a.rid < b.rid ? -1 : 1)));
       const from = (paging.Page - 1) * paging.PageSize;
-      expect({ paging, ids: page.items.map((i) => i.id), total: page.totalCount }).toEqual({ paging, ids: sorted.slice(from, from + paging.PageSize).map((m) => m.rid), total: 10 });
+      expect({ paging, ids: page.items.map((i) => i.id), total: page.totalCount }).toEqual({ paging, ids: sorted.slice(from, from + paging.PageSize).map((m) => m.id), total: 10 });
     }
   });
 
