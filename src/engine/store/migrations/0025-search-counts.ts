@@ -22,6 +22,11 @@ import { createRowTrigger, dropRowTrigger, isSqlite, rowKey, withoutRowid } from
  * Both are kept by triggers like the other counts and filled in batches of
  * rows, so nothing grows with the store. Neither holds type, status,
  * environment or day: those multiply the rows; such lists keep their paths.
+ *
+ * On SQLite, `ecf_search_encf` also holds `status`: a Search by e-NCF with a
+ * Status read each match's row for its status (up to 2,000 rows for a
+ * ten-character prefix, p99 13 ms at ten million); now the index answers it
+ * alone, for about 9 bytes per e-CF.
  */
 const BATCH = 20_000;
 
@@ -78,9 +83,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await createRowTrigger(db, { name: `${c.table}_delete`, table: 'ecf', on: 'delete', body: [add('old', -1)] });
     await createRowTrigger(db, { name: `${c.table}_update`, table: 'ecf', on: { update: c.moves }, body: [add('old', -1), add('new', 1)] });
   }
+  if (isSqlite(db)) await encfIndex(db, ['encf', 'issued_at', 'monto_total_cents', 'status']);
+}
+
+async function encfIndex(db: Kysely<unknown>, columns: readonly string[]): Promise<void> {
+  await db.schema.dropIndex('ecf_search_encf').execute();
+  await db.schema.createIndex('ecf_search_encf').on('ecf').columns(['tenant_key', ...columns]).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  if (isSqlite(db)) await encfIndex(db, ['encf', 'issued_at', 'monto_total_cents']);
   for (const c of [...COUNTS].reverse()) {
     for (const t of ['insert', 'delete', 'update']) await dropRowTrigger(db, `${c.table}_${t}`, 'ecf');
     await db.schema.dropTable(c.table).execute();
