@@ -148,7 +148,7 @@ if (process.env.BENCH_QUERIES === '0') {
   await queries.close();
   process.exit(0);
 }
-await runQueries(queries, tenantId, { ids: loaded.ids, encfs: loaded.encfs, buyerRncs: loaded.buyerRncs });
+await runQueries(queries, tenantId, { ids: loaded.ids, encfs: loaded.encfs, buyerRncs: loaded.buyerRncs, documents: DOCUMENTS });
 if (process.env.BENCH_KEEP_DIR) console.log(`data dir kept: ${dataDir}`);
 
 /** The queries again on a kept data dir: the samples are drawn from its rows. */
@@ -159,11 +159,12 @@ async function reuse(dir: string): Promise<never> {
   const { id: tenantId } = await engine.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirstOrThrow();
   const rows = (await sql<{ id: string; encf: string; buyer_rnc: string | null }>`select id, encf, buyer_rnc from ecf order by random() limit 5000`.execute(engine.db)).rows;
   console.log(`reusing ${dir}: ${rows.length} sampled e-CF`);
-  await runQueries(engine, tenantId, { ids: rows.map((r) => r.id), encfs: rows.map((r) => r.encf), buyerRncs: rows.flatMap((r) => (r.buyer_rnc ? [r.buyer_rnc] : [])) });
+  const documents = (await sql<{ n: number }>`select count(*) as n from (select 1 from ecf_documents limit 1) d`.execute(engine.db)).rows[0]!.n > 0;
+  await runQueries(engine, tenantId, { ids: rows.map((r) => r.id), encfs: rows.map((r) => r.encf), buyerRncs: rows.flatMap((r) => (r.buyer_rnc ? [r.buyer_rnc] : [])), documents });
   process.exit(0);
 }
 
-async function runQueries(queries: Engine, tenantId: string, samples: { ids: string[]; encfs: string[]; buyerRncs: string[] }): Promise<void> {
+async function runQueries(queries: Engine, tenantId: string, samples: { ids: string[]; encfs: string[]; buyerRncs: string[]; documents: boolean }): Promise<void> {
 const sampleIds = samples.ids;
 const encfs = samples.encfs;
 const rncs = samples.buyerRncs;
@@ -223,7 +224,7 @@ await time('list: Order asc', list(() => ({ Order: 'asc' })));
 await time('list: deep page (Page 500)', list(() => ({ Page: 500 })));
 await time('list: deep page (Skip 100,000, Type)', list(() => ({ Skip: 100_000, Type: any(types) })));
 await time('getEcf by id', () => getEcf(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
-if (DOCUMENTS && !REUSE_DIR) await time('ecfXml by id', () => ecfXml(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
+if (samples.documents) await time('ecfXml by id', () => ecfXml(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
 console.log(missed.length ? `missed the target: ${missed.join('; ')}` : 'every query within its target');
 await queries.close();
 }
