@@ -159,7 +159,7 @@ if (process.env.BENCH_QUERIES === '0') {
   await queries.close();
   process.exit(0);
 }
-await runQueries(queries, tenantId, { ids: loaded.ids, encfs: loaded.encfs, buyerRncs: loaded.buyerRncs }, DOCUMENTS);
+await runQueries(queries, tenantId, { ids: loaded.ids, encfs: loaded.encfs, buyerRncs: loaded.buyerRncs, documents: DOCUMENTS });
 if (process.env.BENCH_KEEP_DIR) console.log(`data dir kept: ${dataDir}`);
 
 /**
@@ -194,11 +194,11 @@ async function reuse(dir: string): Promise<never> {
     const stored = Number((await sql<{ n: number | string }>`select count(*) as n from ecf`.execute(engine.db)).rows[0]!.n);
     printParts(await postgresParts(engine.db), stored, `PostgreSQL relations (heap, TOAST, indexes), ${stored.toLocaleString('en')} e-CF`);
   }
-  await runQueries(engine, tenantId, { ids: rows.map((r) => r.id), encfs: rows.map((r) => r.encf), buyerRncs: rows.flatMap((r) => (r.buyer_rnc ? [r.buyer_rnc] : [])) }, documents);
+  await runQueries(engine, tenantId, { ids: rows.map((r) => r.id), encfs: rows.map((r) => r.encf), buyerRncs: rows.flatMap((r) => (r.buyer_rnc ? [r.buyer_rnc] : [])), documents });
   process.exit(0);
 }
 
-async function runQueries(queries: Engine, tenantId: string, samples: { ids: string[]; encfs: string[]; buyerRncs: string[] }, documents: boolean): Promise<void> {
+async function runQueries(queries: Engine, tenantId: string, samples: { ids: string[]; encfs: string[]; buyerRncs: string[]; documents: boolean }): Promise<void> {
 const sampleIds = samples.ids;
 const encfs = samples.encfs;
 const rncs = samples.buyerRncs;
@@ -258,7 +258,7 @@ await time('list: Order asc', list(() => ({ Order: 'asc' })));
 await time('list: deep page (Page 500)', list(() => ({ Page: 500 })));
 await time('list: deep page (Skip 100,000, Type)', list(() => ({ Skip: 100_000, Type: any(types) })));
 await time('getEcf by id', () => getEcf(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
-if (documents) await time('ecfXml by id', () => ecfXml(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
+if (samples.documents) await time('ecfXml by id', () => ecfXml(queries, tenantId, any(sampleIds)), GET_TARGET_MS);
 console.log(missed.length ? `missed the target: ${missed.join('; ')}` : 'every query within its target');
 await queries.close();
 }

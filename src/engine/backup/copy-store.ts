@@ -56,6 +56,8 @@ export const DERIVED_TABLES: readonly { readonly table: keyof Database & string;
   { table: 'ecf_day_counts', key: ['tenant_id', 'day', 'environment', 'type', 'status', 'retrying'] },
   { table: 'ecf_day_amount_counts', key: ['tenant_id', 'day', 'band'] },
   { table: 'ecf_retry_counts', key: ['tenant_id', 'environment', 'type', 'status', 'retrying'] },
+  { table: 'ecf_name_counts', key: ['tenant_key', 'name_key'] },
+  { table: 'ecf_fine_amount_counts', key: ['tenant_key', 'band'] },
 ];
 
 /**

@@ -10,8 +10,8 @@ import { check } from '../validation.js';
 import { EcfStatusSchema, ecfView, selectEcfRows, summaryView, SUMMARY_COLUMNS, EcfSummary, type EcfView } from './views.js';
 import { Dec } from '../money.js';
 import { searchKey } from './search-key.js';
-import { countBranch, withinSortBounds } from './search-postgres.js';
-import { dayOfRow, issuedWithin, keptCount } from './list-counts.js';
+import { countBranch, withinSortBounds, type BranchCount } from './search-postgres.js';
+import { dayOfRow, issuedWithin, keptCount, nameCount } from './list-counts.js';
 import { rowKey } from '../store/functions.js';
 import { dialectOf } from '../store/dialect.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
@@ -112,27 +112,49 @@ function filtered(qb: EcfQuery, q: ListQuery, amountOffIndex = false, issuedOffI
   return qb;
 }
 
+type SearchColumn = 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key';
+
+/** What a search compares: each column with its prefix (names by their search key: no case, no accents). */
+const searchPrefixes = (s: string): readonly (readonly [SearchColumn, string])[] => [
+  ['encf', s.toUpperCase()],
+  ['buyer_rnc', s],
+  ['internal_number', s],
+  ['buyer_name_key', searchKey(s)],
+];
+
+/** The e-CF of the tenant whose `column` starts with `prefix`, with the list's other filters; `offIndex` keeps the prefix off its index (SQLite). */
+function prefixed(engine: Engine, tenant: number, column: SearchColumn, prefix: string, q: ListQuery, offIndex = false): EcfQuery {
+  const ref = offIndex ? sql<string>`+${sql.ref(column)}` : sql.ref<string>(column);
+  return filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', tenant).where(ref, '>=', prefix).where(ref, '<', `${prefix}${LAST_CHARACTER}`), q);
+}
+
 /**
  * The e-CF whose e-NCF, buyer RNC, internal number or buyer name starts with
- * `s` (names by their search key: no case, no accents), one query per
- * branch, as (rid, issued_at, monto_total_cents). Each branch is a prefix
- * range on its own index, and those indexes also hold the sort columns, so
- * sorting and counting the matches reads no table rows (migration 0011).
+ * `s`, one query per branch, as (rid, issued_at, monto_total_cents). Each
+ * branch is a prefix range on its own index, and those indexes also hold the
+ * sort columns, so sorting and counting the matches reads no table rows
+ * (migration 0011).
  */
 function searchBranches(engine: Engine, tenant: number, s: string, q: ListQuery) {
-  const branch = (column: 'encf' | 'buyer_rnc' | 'internal_number' | 'buyer_name_key', prefix: string) =>
-    filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', tenant).where(column, '>=', prefix).where(column, '<', `${prefix}${LAST_CHARACTER}`), q).select([
-      rowKey(engine.db).ref.as('rid'),
-      'issued_at',
-      'monto_total_cents',
-    ]);
-  return [branch('encf', s.toUpperCase()), branch('buyer_rnc', s), branch('internal_number', s), branch('buyer_name_key', searchKey(s))];
+  return searchPrefixes(s).map(([column, prefix]) => prefixed(engine, tenant, column, prefix, q).select([rowKey(engine.db).ref.as('rid'), 'issued_at', 'monto_total_cents']));
 }
 
 /** A search's matches at most this many are read once, counted and sorted in memory, instead of counted, then sorted, from the store. */
 const FEW_MATCHES = 5000;
 
+/**
+ * How many sorted index entries cost one table row looked up, measured at
+ * ten million e-CF (bench/list-million.bench.ts): sorting a name prefix's
+ * 677,000 matches took 55 ms, finding 20 of them by walking the issue-instant
+ * index and reading 295 rows 0.2 ms.
+ */
+const LOOKUP_COST = 10;
+
 type Hit = { rid: number | string; issued_at: number; monto_total_cents: number };
+
+/** Whether any list filter besides Search is given: the kept name counts hold none of them. */
+const anyFilter = (q: ListQuery) =>
+  q.Type !== undefined || q.Status !== undefined || q.Environment !== undefined || q.Retrying !== undefined || q.From !== undefined || q.To !== undefined || q.MinAmount !== undefined || q.MaxAmount !== undefined;
 
 /**
  * The matches of a search and their exact count. A filter that its prefix
@@ -141,12 +163,13 @@ type Hit = { rid: number | string; issued_at: number; monto_total_cents: number 
  * first read once, up to FEW_MATCHES per branch, and if none has more they
  * are the answer (`all`, deduplicated by row key). Otherwise: usually one
  * branch matches (an e-NCF prefix is no RNC, no name), then its count is the
- * count and its matches are sorted alone; else UNION, not UNION ALL, since a
- * row may match two branches; deduplicating costs a temporary b-tree of every
- * match.
+ * count and its matches are sorted alone (`only`: that branch); else UNION,
+ * not UNION ALL, since a row may match two branches; deduplicating costs a
+ * temporary b-tree of every match. A name branch with no other filter is
+ * counted from `ecf_name_counts` (0025), not by reading its matches.
  */
-async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQuery) {
-  const branches = searchBranches(engine, await tenantKey(engine.db, tenantId), s, q);
+async function searchHits(engine: Engine, tenant: number, s: string, q: ListQuery) {
+  const branches = searchBranches(engine, tenant, s, q);
   if (q.Type !== undefined || q.Status !== undefined || q.Environment !== undefined || q.Retrying !== undefined) {
     const found: Hit[][] = await Promise.all(branches.map((b) => b.limit(FEW_MATCHES + 1).execute()));
     if (found.every((f) => f.length <= FEW_MATCHES)) {
@@ -154,12 +177,69 @@ async function searchHits(engine: Engine, tenantId: string, s: string, q: ListQu
       return { all: [...all.values()], hits: branches[0]!, count: all.size, counts: undefined };
     }
   }
-  // On PostgreSQL each count also reads the sort values its matches span (search-postgres.ts).
-  const counts = await Promise.all(branches.map((b) => countBranch(engine.db, b, q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at')));
-  const matching = branches.filter((_, i) => counts[i]!.n > 0);
-  if (matching.length <= 1) return { all: undefined, hits: matching[0] ?? branches[0]!, count: counts.reduce((sum, c) => sum + c.n, 0), counts };
-  const hits = matching.reduce((all, b) => all.union(b));
+  const prefixes = searchPrefixes(s);
+  const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
+  const counted = async (b: (typeof branches)[number], i: number): Promise<BranchCount> => {
+    const [column, prefix] = prefixes[i]!;
+    const kept = column === 'buyer_name_key' && !anyFilter(q) ? await nameCount(engine, tenant, prefix, `${prefix}${LAST_CHARACTER}`) : undefined;
+    // On PostgreSQL a count read from the matches also reads the sort values they span (search-postgres.ts).
+    return kept !== undefined ? { n: kept } : countBranch(engine.db, b, sortColumn);
+  };
+  const counts = await Promise.all(branches.map(counted));
+  const matching = branches.flatMap((b, i) => (counts[i]!.n > 0 ? [{ b, i }] : []));
+  if (matching.length <= 1) {
+    return { all: undefined, hits: matching[0]?.b ?? branches[0]!, only: matching[0] && prefixes[matching[0].i], count: counts.reduce((sum, c) => sum + c.n, 0), counts };
+  }
+  const hits = matching.map((m) => m.b).reduce((all, b) => all.union(b));
   return { all: undefined, hits, count: Number((await engine.db.selectFrom(hits.as('h')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n), counts };
+}
+
+/**
+ * The page of a search whose one matching branch has many matches, sorted by
+ * issue instant, found by walking the issue-instant index and reading rows
+ * until the page is full, instead of sorting every match (SQLite). The walk
+ * reads at most as many rows as sorting would cost (`budget`: the candidates
+ * are that many newest, or oldest, rows, and SQLite stops at the page's last
+ * match), so matches that all lie far back cost no more than the sort: a
+ * page not filled there is undefined, and the caller sorts. Only for the
+ * buyer's RNC and name, whose matches spread over time: an e-NCF or internal
+ * number prefix is a run of numbers given out in one stretch of time.
+ */
+async function walkedPage(
+  engine: Engine,
+  tenantId: string,
+  tenant: number,
+  [column, prefix]: readonly [SearchColumn, string],
+  q: ListQuery,
+  matches: number,
+  order: 'asc' | 'desc',
+  window: { offset: number; pageSize: number },
+  { walkPast = MANY_MATCHES, lookupCost = LOOKUP_COST }: ListTuning,
+): Promise<{ rid: number | string }[] | undefined> {
+  if (dialectOf(engine.db) !== 'sqlite' || matches <= walkPast || (column !== 'buyer_name_key' && column !== 'buyer_rnc')) return undefined;
+  // An amount bound could lead the planner to the amount index, sorting its matches to find the candidates.
+  if (q.MinAmount !== undefined || q.MaxAmount !== undefined) return undefined;
+  const budget = Math.floor(matches / lookupCost);
+  // Spread evenly, the page's last match lies this many rows in: past the budget, the walk would likely not fill it.
+  const expected = ((window.offset + window.pageSize) * ((await keptCount(engine, tenantId, {})) ?? 0)) / matches;
+  if (expected > budget) return undefined;
+  const key = rowKey(engine.db).ref;
+  const candidates = filtered(engine.db.selectFrom('ecf').where('tenant_key', '=', tenant), q)
+    .select([key.as('rid'), 'issued_at', sql.ref<string>(column).as('c')])
+    .orderBy('issued_at', order)
+    .orderBy(key, order)
+    .limit(budget);
+  const rows = await engine.db
+    .selectFrom(candidates.as('w'))
+    .select('rid')
+    .where('c', '>=', prefix)
+    .where('c', '<', `${prefix}${LAST_CHARACTER}`)
+    .orderBy('issued_at', order)
+    .orderBy('rid', order)
+    .limit(window.pageSize)
+    .offset(window.offset)
+    .execute();
+  return rows.length === window.pageSize ? rows : undefined;
 }
 
 /** The page of matches read into memory, in the list's order: the sort column, then the row key, both in `order` (as the store sorts them). */
@@ -170,7 +250,18 @@ function pageOfHits(all: Hit[], column: 'issued_at' | 'monto_total_cents', order
   return all.sort((a, b) => sign * (compare(value(a), value(b)) || compare(a.rid, b.rid))).slice(offset, offset + size);
 }
 
-export async function listEcf(engine: Engine, tenantId: string, query: unknown, { seekPast = SEEK_PAST }: { seekPast?: number } = {}): Promise<PagedEcf> {
+/** The list's thresholds, which tests lower to take the big-store paths on a few rows. */
+export interface ListTuning {
+  /** Offsets past which a deep page sorted by issue instant seeks its day (SEEK_PAST). */
+  readonly seekPast?: number;
+  /** Matches past which a search's page is found by walking the issue-instant index (MANY_MATCHES). */
+  readonly walkPast?: number;
+  /** LOOKUP_COST. */
+  readonly lookupCost?: number;
+}
+
+export async function listEcf(engine: Engine, tenantId: string, query: unknown, tuning: ListTuning = {}): Promise<PagedEcf> {
+  const seekPast = tuning.seekPast ?? SEEK_PAST;
   const q = check(ListQuery, query);
   const window = pageWindow({ page: q.Page, pageSize: q.PageSize, skip: q.Skip });
   const sortColumn = q.Sort === 'montoTotal' ? 'monto_total_cents' : 'issued_at';
@@ -182,12 +273,15 @@ export async function listEcf(engine: Engine, tenantId: string, query: unknown, 
   let rows: Pick<Selectable<EcfTable>, (typeof SUMMARY_COLUMNS)[number]>[];
   let count: { n: number | string | bigint };
   if (search) {
-    const { all, hits, count: counted, counts } = await searchHits(engine, tenantId, search, q);
+    const tenant = await tenantKey(engine.db, tenantId);
+    const searched = await searchHits(engine, tenant, search, q);
+    const { all, hits, count: counted, only, counts } = searched;
+    const walked = !all && only && sortColumn === 'issued_at' ? await walkedPage(engine, tenantId, tenant, only, q, counted, order, window, tuning) : undefined;
     const pageHits = all
       ? pageOfHits(all, sortColumn, order, window.offset, window.pageSize)
-      : counted
+      : walked ?? (counted
       ? await withinSortBounds(engine.db.selectFrom(hits.as('h')), sortColumn, counts ?? []).select('rid').orderBy(sortColumn, order).orderBy('rid', order).limit(window.pageSize).offset(window.offset).execute()
-      : [];
+      : []);
     const rids = pageHits.map((h) => h.rid);
     const found = rids.length
       ? await engine.db.selectFrom('ecf').select([...SUMMARY_COLUMNS, key.as('rid')]).where(key, 'in', rids).execute()

@@ -63,6 +63,8 @@ export const STORE_TABLES = {
   ecf_amount_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's amount counts"),
   ecf_retry_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's Retrying counts"),
   ecf_day_amount_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's amount counts with From/To"),
+  ecf_name_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's buyer name search counts"),
+  ecf_fine_amount_counts: kept("counters kept by triggers on ecf, which is never deleted: the list's amount counts by fine band"),
   kysely_migration: kept('the migrations applied'),
   kysely_migration_lock: kept('the migration lock'),
 

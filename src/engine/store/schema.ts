@@ -312,6 +312,20 @@ export interface EcfDayAmountCountsTable {
   n: number;
 }
 
+/** E-CF per tenant and buyer name search key ('' without a name), kept by triggers (migration 0025): a Search by name counted without reading its matches. */
+export interface EcfNameCountsTable {
+  tenant_key: number;
+  name_key: string;
+  n: number;
+}
+
+/** E-CF per tenant and fine amount band (ecf/amount-band.ts, three leading digits), kept by triggers (migration 0025). */
+export interface EcfFineAmountCountsTable {
+  tenant_key: number;
+  band: number;
+  n: number;
+}
+
 /** E-CF per tenant, environment, type, status and retry pending, kept by triggers (migration 0022): Retrying without From/To. */
 export interface EcfRetryCountsTable {
   tenant_id: string;
@@ -546,6 +560,8 @@ export interface Database {
   ecf_amount_counts: EcfAmountCountsTable;
   ecf_day_amount_counts: EcfDayAmountCountsTable;
   ecf_retry_counts: EcfRetryCountsTable;
+  ecf_name_counts: EcfNameCountsTable;
+  ecf_fine_amount_counts: EcfFineAmountCountsTable;
   ecf_fingerprints: EcfFingerprintsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -16,8 +16,8 @@ const STATUSES = ['signed', 'accepted', 'rejected', 'failed'] as const;
 const ENVIRONMENTS = ['test', 'production'] as const;
 /** Dominican days around a month end; the hours put some e-CF before 04:00 UTC, on the previous Dominican day. */
 const DAYS = ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'];
-/** Amounts on and around band edges (ecf/amount-band.ts), so a bound often falls inside a band that holds e-CF. */
-const AMOUNTS = ['9.99', '10', '10.50', '10.99', '11', '50', '99.99', '100', '1234.56'];
+/** Amounts on and around coarse and fine band edges (ecf/amount-band.ts), so a bound often falls inside a band that holds e-CF. */
+const AMOUNTS = ['0.99', '1', '9.99', '10', '10.19', '10.20', '10.50', '10.99', '11', '50', '99.99', '100', '123.45', '1234.56'];
 const CENTS = fc.oneof(fc.constantFrom(...AMOUNTS.map((a) => Math.round(Number(a) * 100))), fc.integer({ min: 100, max: 1_000_000 }));
 /** Buyers a search can find by RNC or name; 'E31 Comercial' also matches an e-NCF search, so one e-CF may match two ways. */
 const BUYERS = [null, { rnc: '131880001', name: 'Ferretería Ñoño' }, { rnc: '401000002', name: 'E31 Comercial' }];
@@ -112,6 +112,7 @@ const change = fc.oneof(
   fc.record({ kind: fc.constant('moved' as const), pick: fc.nat(), day: fc.nat(DAYS.length - 1), hour: fc.nat(HOURS.length - 1) }),
   fc.record({ kind: fc.constant('amount' as const), pick: fc.nat(), cents: CENTS }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('buyer' as const), pick: fc.nat(), buyer: fc.nat(BUYERS.length - 1) }),
 );
 
 /** One to three filters at a time, as a person combines them: with all eight, almost nothing matches. */
@@ -125,7 +126,7 @@ const filters = fc.tuple(
     Retrying: fc.boolean(),
     MinAmount: fc.constantFrom(...AMOUNTS),
     MaxAmount: fc.constantFrom(...AMOUNTS),
-    Search: fc.constantFrom('E3', 'E31', 'e31 ', 'E3100000010', '131', '4010', 'ferreteria n', 'x'),
+    Search: fc.constantFrom('E3', 'E31', 'e31 ', 'E3100000010', '131', '4010', 'ferreteria n', 'f', 'FERRE', 'x'),
   }),
   fc.subarray(['Search', 'Type', 'Status', 'Environment', 'From', 'To', 'Retrying', 'MinAmount', 'MaxAmount'] as const, { minLength: 0, maxLength: 3 }),
 ).map(([all, keys]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as ListQuery);
@@ -139,10 +140,14 @@ const paging = fc.record(
 describe('amount bands', () => {
   it('hold every amount within their bounds, in the order of the amounts', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1_000_000, max: 10 ** 13 }), fc.integer({ min: -1_000_000, max: 10 ** 13 }), (a, b) => {
-        const { low, high } = bandBounds(amountBand(a));
+      fc.property(fc.integer({ min: -1_000_000, max: 10 ** 13 }), fc.integer({ min: -1_000_000, max: 10 ** 13 }), fc.constantFrom(2 as const, 3 as const), (a, b, lead) => {
+        const { low, high } = bandBounds(amountBand(a, lead), lead);
         expect(low <= a && a <= high).toBe(true);
-        if (a <= b) expect(amountBand(a) <= amountBand(b)).toBe(true);
+        if (a <= b) expect(amountBand(a, lead) <= amountBand(b, lead)).toBe(true);
+        // A fine band lies inside the coarse band of its amounts.
+        const coarse = bandBounds(amountBand(a));
+        const fine = bandBounds(amountBand(a, 3), 3);
+        expect(coarse.low <= fine.low && fine.high <= coarse.high).toBe(true);
       }),
     );
   });
@@ -156,7 +161,7 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
     const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
     let copies = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(fc.tuple(filters, paging), { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
+      fc.asyncProperty(fc.array(variant, { minLength: 1, maxLength: 10 }), fc.array(change, { maxLength: 4 }), fc.array(fc.tuple(filters, paging, fc.constantFrom(1, 2, 1000)), { minLength: 1, maxLength: 6 }), async (added, changes, queries) => {
         for (const v of added) await addCopy(engine, template, copies++, v);
         const ids = (await engine.db.selectFrom('ecf').select('id').where('tenant_key', '=', (eb) => eb.selectFrom('tenants').select('store_key').where('id', '=', tenant.id)).orderBy('id').execute()).map((r) => r.id);
         for (const c of changes) {
@@ -168,16 +173,64 @@ describe('the list counts kept per day and per amount band (ecf_day_counts, ecf_
           if (c.kind === 'moved') await where.set({ issued_at: toRowInstant(`${DAYS[c.day]}T${HOURS[c.hour]}`) }).execute();
           if (c.kind === 'amount') await where.set({ monto_total_cents: c.cents, monto_total: (c.cents / 100).toFixed(2) }).execute();
           if (c.kind === 'delete') await engine.db.deleteFrom('ecf').where('id', '=', id).execute();
+          if (c.kind === 'buyer') {
+            const b = BUYERS[c.buyer];
+            await where.set({ buyer_rnc: b?.rnc ?? null, buyer_name: b?.name ?? null, buyer_name_key: b ? searchKey(b.name) : null }).execute();
+          }
         }
-        for (const [q, p] of queries) {
+        for (const [q, p, lookupCost] of queries) {
           const query = { ...q, ...p };
-          // seekPast 1: a deep page seeks its day (dayOfRow) whenever it can, as it does past 20,000 rows on a big store.
-          const page = await listEcf(engine, tenant.id, query, { seekPast: 1 });
+          // seekPast 1: a deep page seeks its day (dayOfRow) whenever it can, as it does past 20,000 rows on a big store;
+          // walkPast 0: a search with one matching branch walks the issue-instant index within as many rows as
+          // its matches divided by lookupCost (1: all of them; 2: half, so the walk often falls back to the sort).
+          const page = await listEcf(engine, tenant.id, query, { seekPast: 1, walkPast: 0, lookupCost });
           expect({ query, total: page.totalCount, ids: page.items.map((i) => i.id) }).toEqual({ query, total: await naiveCount(engine, tenant.id, q), ids: await naivePage(engine, tenant.id, query) });
         }
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('find the page of a search matching many e-CF by walking the issue-instant index, or by sorting when the walk would read too far, with the same rows and count', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
+    const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
+    // Ferretería on the first two days only, the others later: walking from the newest day finds none of
+    // them at first, so a short walk must give way to the sort rather than answer with what it found.
+    for (let n = 0; n < 40; n++) {
+      const day = n < 16 ? n % 2 : 2 + (n % 2);
+      await addCopy(engine, template, n, { type: 31, status: 'accepted', environment: 'test', day, hour: n % HOURS.length, cents: 1000 + n, retrying: false, buyer: n < 16 || n % 5 === 0 ? 1 : 0 });
+    }
+    for (const lookupCost of [1, 2, 3, 1000]) {
+      for (const q of [{ Search: 'ferre' }, { Search: 'FERRETERIA Ñ', Order: 'asc' }, { Search: 'f', From: '2026-03-31' }, { Search: 'ferre', Skip: 5 }] as const) {
+        for (const Page of [1, 2, 3, 7]) {
+          const query = { ...q, PageSize: 3, Page };
+          const page = await listEcf(engine, tenant.id, query, { walkPast: 0, lookupCost });
+          expect({ query, lookupCost, ids: page.items.map((i) => i.id), total: page.totalCount }).toEqual({ query, lookupCost, ids: await naivePage(engine, tenant.id, query), total: await naiveCount(engine, tenant.id, query) });
+        }
+      }
+    }
+  });
+
+  it('count amount bounds inside a band either way (the part asked, or the band less the rest) over fine and coarse bands, with and without other filters', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const issued = await issueEcf(engine, tenant.id, { idempotencyKey: 'first', payload: invoice31() });
+    const template = await engine.db.selectFrom('ecf').selectAll().where('id', '=', issued.ecf.id).executeTakeFirstOrThrow();
+    // Amounts at both ends and the middle of the coarse band 10.00-10.99 and its fine bands (10.10-10.19 ...).
+    const cents = [999, 1000, 1001, 1009, 1010, 1015, 1019, 1020, 1049, 1050, 1051, 1089, 1090, 1098, 1099, 1100];
+    for (const [n, c] of cents.entries()) await addCopy(engine, template, n, { type: TYPES[n % 2]!, status: 'accepted', environment: 'test', day: n % 2, hour: 3, cents: c, retrying: false, buyer: 0 });
+    const bounds = ['9.99', '10', '10.01', '10.10', '10.15', '10.19', '10.20', '10.49', '10.50', '10.51', '10.90', '10.98', '10.99', '11'];
+    for (const others of [{}, { Type: 31 }, { From: DAYS[1] }] as const) {
+      for (const lo of [undefined, ...bounds]) {
+        for (const hi of [undefined, ...bounds]) {
+          if (lo === undefined && hi === undefined) continue;
+          const query = { ...others, ...(lo && { MinAmount: lo }), ...(hi && { MaxAmount: hi }) } as ListQuery;
+          expect({ query, total: (await listEcf(engine, tenant.id, { ...query, PageSize: 1 })).totalCount }).toEqual({ query, total: await naiveCount(engine, tenant.id, query) });
+        }
+      }
+    }
   });
 
   it('break ties of a search read into memory by the row key in the order asked, as the store sorts them', async () => {

@@ -7,6 +7,7 @@ import { migrations } from '../../../src/engine/store/migrations/index.js';
 import type { Database } from '../../../src/engine/store/schema.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { amountBand } from '../../../src/engine/ecf/amount-band.js';
+import { tenantKey } from '../../../src/engine/tenants/lookup.js';
 import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
 import { ManualClock, dominicanDate, dominicanMonth, fromRowInstant, toDominicanIso, toRowInstant } from '../../../src/engine/clock.js';
 import { ecfXml, getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
@@ -70,6 +71,8 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   ecf_day_counts: { tenant_id: true, day: true, environment: true, type: true, status: true, retrying: true, n: true },
   ecf_day_amount_counts: { tenant_id: true, day: true, band: true, n: true },
   ecf_retry_counts: { tenant_id: true, environment: true, type: true, status: true, retrying: true, n: true },
+  ecf_name_counts: { tenant_key: true, name_key: true, n: true },
+  ecf_fine_amount_counts: { tenant_key: true, band: true, n: true },
   webhook_endpoints: {
     id: true, tenant_id: true, url: true, description: true, events: true, enabled: true, consecutive_failures: true,
     disabled_reason: true, disabled_at: true, secret_store: true, secret_ref: true, created_at: true, updated_at: true,
@@ -409,6 +412,32 @@ describe('migrations', () => {
       { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: 1, n: 1 },
       { tenant_id: tenant.id, day: dominicanDate(first.issuedAt), band: band(second.montoTotal), n: 1 },
     ]);
+  });
+
+  it('0025 counts the e-CF already stored per buyer name key and fine amount band, and its triggers count the changes', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const first = (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
+    // A consumer's e-CF names no buyer: it counts under the empty name key.
+    const second = (await issueEcf(engine, tenant.id, { idempotencyKey: 'b', payload: { type: 32, incomeType: '01', payment: { condition: '1' }, lines: [{ name: 'Caja', quantity: 1, unitPrice: '5.00' }] } })).ecf;
+    await migrateTo(engine.db, '0024-document-key');
+    await migrateToLatest(engine.db);
+    const key = await tenantKey(engine.db, tenant.id);
+    const rows = async (table: 'ecf_name_counts' | 'ecf_fine_amount_counts') =>
+      (await engine.db.selectFrom(table).selectAll().where('n', '<>', 0).execute()).map((r) => ({ ...r, n: Number(r.n) })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const fine = (amount: string | number) => amountBand(Math.round(Number(amount) * 100), 3);
+    const firstName = (await engine.db.selectFrom('ecf').select('buyer_name_key').where('id', '=', first.id).executeTakeFirstOrThrow()).buyer_name_key!;
+    expect(firstName).toBeTruthy();
+    expect(await rows('ecf_name_counts')).toEqual([{ tenant_key: key, name_key: '', n: 1 }, { tenant_key: key, name_key: firstName, n: 1 }]);
+    expect(await rows('ecf_fine_amount_counts')).toEqual(
+      [{ tenant_key: key, band: fine(first.montoTotal), n: 1 }, { tenant_key: key, band: fine(second.montoTotal), n: 1 }].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    await engine.db.updateTable('ecf').set({ buyer_name_key: 'otra', monto_total_cents: 12_345, monto_total: '123.45' }).where('id', '=', second.id).execute();
+    expect(await rows('ecf_name_counts')).toEqual([{ tenant_key: key, name_key: firstName, n: 1 }, { tenant_key: key, name_key: 'otra', n: 1 }].sort((a, b) => a.name_key.localeCompare(b.name_key)));
+    expect((await rows('ecf_fine_amount_counts')).find((r) => r.band === 5123)).toEqual({ tenant_key: key, band: 5123, n: 1 });
+    await migrateTo(engine.db, '0024-document-key');
+    await expect(engine.db.selectFrom('ecf_name_counts').selectAll().execute()).rejects.toThrow();
+    await expect(engine.db.selectFrom('ecf_fine_amount_counts').selectAll().execute()).rejects.toThrow();
   });
 
   it('0024 points ecf_documents and ecf_attempts at an integer key of each e-CF, keeping every document and attempt', async () => {

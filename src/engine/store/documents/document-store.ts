@@ -43,7 +43,7 @@ export interface DocumentStoreOptions {
   /** Default true; false writes the layout of the previous release (raw bytes, no new digest). A development option. */
   readonly compress?: boolean;
   readonly level?: number;
-  /** How frames are written; default node:zlib's public path, a context per document (frame-encoder.ts keeps them for a walk). */
+  /** How frames are written; default node:zlib's public path, a context per document (an engine passes its kept contexts, frame-encoder.ts). */
   readonly encoder?: FrameEncoder;
 }
 

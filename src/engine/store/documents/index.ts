@@ -4,6 +4,7 @@ export { DocumentDamaged, describeDocument, type DocumentRef } from './damaged.j
 export { compressDocument, compressFrameSync, decompressFrame, sha256Of, DEFAULT_LEVEL, type CompressedDocument } from './codec.js';
 export { cutCertificate, restoreCertificate } from './certificate-text.js';
 export { CURRENT_DICTIONARY_ID, SHIPPED_DICTIONARIES, dictionaryBytes, dictionaryDirectory, type ShippedDictionary } from './dictionaries.js';
+export { keptContextEncoder, type KeptEncoder } from './frame-encoder.js';
 export { keptContextDecoder, frameContentSize, isWholeFrame, ONE_SHOT, type FrameDecoder } from './frame-decoder.js';
 export { encodeBlob, parseBlob, LAYOUT_MARK, type BlobHeader, type ParsedBlob } from './layout.js';
 export { readEcfXml, readRfceXml, type EcfDocumentRow, type RfceDocumentRow } from './ecf-documents.js';

@@ -23,6 +23,7 @@ import * as tenantKey from './0021-tenant-key.js';
 import * as integerInstants from './0022-integer-instants.js';
 import * as listPaths from './0023-list-paths.js';
 import * as documentKey from './0024-document-key.js';
+import * as searchCounts from './0025-search-counts.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022-integer-instants': integerInstants,
   '0023-list-paths': listPaths,
   '0024-document-key': documentKey,
+  '0025-search-counts': searchCounts,
 };
