@@ -34,7 +34,8 @@
  *  12. documents     documents/ (model, validation, totals, XML builders)
  *  13. representation representation/ (the printed PDF)
  *  14. sequences     sequences/ (ranges, numbers, annulments)
- *  15. ecf records   ecf/views.ts, ecf/queries.ts, ecf/search-key.ts, ecf/list-counts.ts, ecf/amount-band.ts: the
+ *  15. ecf records   ecf/views.ts, ecf/queries.ts, ecf/search-key.ts, ecf/list-counts.ts, ecf/amount-band.ts
+ *                    (and their PostgreSQL paths ecf/list-counts-postgres.ts, ecf/search-postgres.ts): the
  *                    stored e-CF as read (its view, lookups, listing), which
  *                    sending reads back; like tenants/lookup.ts, the reads
  *                    sit below the writes that use them
@@ -80,9 +81,9 @@ const LAYERS = [
   ['documents', '^src/engine/documents/'],
   ['representation', '^src/engine/representation/'],
   ['sequences', '^src/engine/sequences/'],
-  ['ecf-records', '^src/engine/ecf/(views|queries|search-key|list-counts|amount-band)[.]ts$'],
+  ['ecf-records', '^src/engine/ecf/(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$'],
   ['submission', '^src/engine/submission/'],
-  ['ecf', '^src/engine/ecf/(?!(views|queries|search-key|list-counts|amount-band)[.]ts$)'],
+  ['ecf', '^src/engine/ecf/(?!(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$)'],
   ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention)/'],
   ['composition', '^src/engine/(engine|engine-types|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];

@@ -15,12 +15,17 @@
 // BENCH_LOAD_DEFER=0 keeps the indexes and count triggers through the load instead of building them after.
 // BENCH_KEEP_DIR=1 keeps the data dir; BENCH_REUSE_DIR=<dir> runs the queries again on a kept data dir
 // (no load, no bytes: the engine's migrations run on it when it opens, so a new one is tried on a big store).
+// BENCH_PG_REUSE=1 does the same on PostgreSQL: the store is the database ecf_bench_list_<rows> (…_rows
+// with BENCH_DOCUMENTS=0), loaded on the first run and kept, queried again (samples drawn from its rows,
+// its relation sizes printed again) by every later run. Its cluster must outlive the run:
+// ECF_POSTGRES_DIR=<dir> keeps the one scripts/with-postgres.sh starts (or set ECF_TEST_DATABASE_URL).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { sql } from 'kysely';
 import { DATABASE_FILE } from '../src/engine/data-dir.js';
 import { openEngine, type Engine } from '../src/engine/engine.js';
@@ -53,6 +58,9 @@ const GET_TARGET_MS = 5;
 const BUDGET_MS_PER_QUERY = 15_000;
 
 const REUSE_DIR = process.env.BENCH_REUSE_DIR;
+const PG_REUSE = PG && process.env.BENCH_PG_REUSE === '1';
+/** Written on a kept PostgreSQL store once its load finished: a store without it is loaded again. */
+const LOADED_MARK = `bench load complete: ${ROWS} e-CF`;
 const dataDir = REUSE_DIR ?? mkdtempSync(join(tmpdir(), 'ecf-bench-list-'));
 // A million signed documents are gigabytes: the directory goes away however the run ends.
 process.on('exit', () => {
@@ -62,10 +70,12 @@ process.on('SIGINT', () => process.exit(130));
 const end = Date.parse('2026-11-01T04:00:00Z');
 const start = end - 365 * 86_400_000;
 if (REUSE_DIR) await reuse(REUSE_DIR);
+const pgDatabase = PG_REUSE ? `ecf_bench_list_${ROWS}${DOCUMENTS ? '' : '_rows'}` : `ecf_bench_list_${process.pid}`;
 if (PG) {
   const url = new URL(process.env.ECF_TEST_DATABASE_URL!);
-  url.pathname = `/ecf_bench_list_${process.pid}`;
+  url.pathname = `/${pgDatabase}`;
   writeFileSync(join(dataDir, 'database-url'), `${url}\n`, { mode: 0o600 });
+  if (PG_REUSE && (await keptPostgres(process.env.ECF_TEST_DATABASE_URL!, pgDatabase))) await reuse(dataDir);
 }
 const engine = await openEngine({ dataDir });
 const { tenantId, rnc } = await seedBenchIssuer(engine, { rangeTo: 1000 });
@@ -105,6 +115,7 @@ if (PG) {
   if (process.stdout.isTTY) process.stdout.write('\r');
   // The rows came with their store keys (bench/ecf-rows.ts): the identity moves past them, as `ecf migrate-store` does.
   await sql`select setval(pg_get_serial_sequence('ecf', 'store_key'), coalesce(max(store_key), 0) + 1, false) from ecf`.execute(engine.db);
+  if (PG_REUSE) await sql`comment on database ${sql.id(pgDatabase)} is ${sql.lit(LOADED_MARK)}`.execute(engine.db);
   queries = engine;
   loaded = {
     ...r,
@@ -151,15 +162,38 @@ if (process.env.BENCH_QUERIES === '0') {
 await runQueries(queries, tenantId, { ids: loaded.ids, encfs: loaded.encfs, buyerRncs: loaded.buyerRncs, documents: DOCUMENTS });
 if (process.env.BENCH_KEEP_DIR) console.log(`data dir kept: ${dataDir}`);
 
-/** The queries again on a kept data dir: the samples are drawn from its rows. */
+/**
+ * Whether the kept PostgreSQL store `database` was loaded to the end (BENCH_PG_REUSE): a load
+ * cut short leaves the database without its mark, and it is dropped to be loaded again.
+ */
+async function keptPostgres(clusterUrl: string, database: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: clusterUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ mark: string | null }>(`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = $1`, [database]);
+    if (!rows.length) return false;
+    if (rows[0]!.mark === LOADED_MARK) return true;
+    console.log(`${database}: its load did not finish; loaded again`);
+    await client.query(`drop database ${client.escapeIdentifier(database)} with (force)`);
+    return false;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The queries again on a kept data dir (or kept PostgreSQL store): the samples are drawn from its rows. */
 async function reuse(dir: string): Promise<never> {
   const opening = performance.now();
   const engine = await openEngine({ dataDir: dir });
   console.log(`opened (migrations pending on it included) in ${((performance.now() - opening) / 1000).toFixed(1)} s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
   const { id: tenantId } = await engine.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirstOrThrow();
   const rows = (await sql<{ id: string; encf: string; buyer_rnc: string | null }>`select id, encf, buyer_rnc from ecf order by random() limit 5000`.execute(engine.db)).rows;
-  console.log(`reusing ${dir}: ${rows.length} sampled e-CF`);
   const documents = (await sql<{ n: number }>`select count(*) as n from (select 1 from ecf_documents limit 1) d`.execute(engine.db)).rows[0]!.n > 0;
+  console.log(`reusing ${PG ? `PostgreSQL database ${pgDatabase}` : dir}: ${rows.length} sampled e-CF`);
+  if (PG) {
+    const stored = Number((await sql<{ n: number | string }>`select count(*) as n from ecf`.execute(engine.db)).rows[0]!.n);
+    printParts(await postgresParts(engine.db), stored, `PostgreSQL relations (heap, TOAST, indexes), ${stored.toLocaleString('en')} e-CF`);
+  }
   await runQueries(engine, tenantId, { ids: rows.map((r) => r.id), encfs: rows.map((r) => r.encf), buyerRncs: rows.flatMap((r) => (r.buyer_rnc ? [r.buyer_rnc] : [])), documents });
   process.exit(0);
 }

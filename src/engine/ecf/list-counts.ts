@@ -4,6 +4,8 @@ import type { Engine } from '../engine.js';
 import type { Database } from '../store/schema.js';
 import { amountBand, bandBounds, type BandLead } from './amount-band.js';
 import { tenantKey } from '../tenants/lookup.js';
+import { dialectOf } from '../store/dialect.js';
+import { daysByMonths } from './list-counts-postgres.js';
 
 /** The list's filters as the counts read them (amounts in cents). */
 export interface CountedFilters {
@@ -57,6 +59,11 @@ export async function keptCount(engine: Engine, tenantId: string, f: CountedFilt
     return f.retrying === undefined && !dims ? amountCount(engine, tenantId, f, true) : undefined;
   }
   if (amounts) return amountCount(engine, tenantId, f, false);
+  // PostgreSQL: whole months from the monthly counts (list-counts-postgres.ts).
+  if (dialectOf(engine.db) === 'postgres' && (f.from || f.to) && f.type === undefined && !f.status && f.retrying === undefined) {
+    const n = await daysByMonths(engine, tenantId, f);
+    if (n !== undefined) return n;
+  }
   // The tables share the type, status, environment and n columns; ecf_day_counts has day and retrying,
   // ecf_retry_counts retrying (0022), so Retrying alone sums a few dozen rows, not a year of days.
   const days = f.from !== undefined || f.to !== undefined;
