@@ -4,7 +4,7 @@ import { dominicanDate, fromRowInstant, toRowInstant } from '../../../src/engine
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
 import { amountBand, bandBounds } from '../../../src/engine/ecf/amount-band.js';
-import { newId } from '../../../src/engine/ids.js';
+import { insertRowCopy } from './row-copies.js';
 import { searchKey } from '../../../src/engine/ecf/search-key.js';
 import type { Engine } from '../../../src/engine/engine.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
@@ -26,28 +26,20 @@ const HOURS = ['02:30:00.000Z', '03:30:00.000Z', '04:00:00.000Z', '15:45:10.000Z
 /** A copy of an issued e-CF's row with its own id, e-NCF and the varied dimensions: rows enter through the same triggers as issued ones. */
 async function addCopy(engine: Engine, template: Record<string, unknown>, n: number, v: { type: number; status: string; environment: string; day: number; hour: number; cents: number; retrying: boolean; buyer: number }) {
   const issuedAt = `${DAYS[v.day]}T${HOURS[v.hour]}`;
-  await engine.db
-    .insertInto('ecf')
-    .values({
-      ...template,
-      // A key of its own (migration 0022), which the store gives.
-      store_key: undefined,
-      id: newId(),
-      encf: `E${v.type}${String(1000 + n).padStart(10, '0')}`,
-      internal_number: null,
-      idempotency_key: `copy-${n}`,
-      type: v.type,
-      status: v.status,
-      environment: v.environment,
-      issued_at: toRowInstant(issuedAt),
-      monto_total_cents: v.cents,
-      monto_total: (v.cents / 100).toFixed(2),
-      retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
-      buyer_rnc: BUYERS[v.buyer]?.rnc ?? null,
-      buyer_name: BUYERS[v.buyer]?.name ?? null,
-      buyer_name_key: BUYERS[v.buyer] ? searchKey(BUYERS[v.buyer]!.name) : null,
-    } as never)
-    .execute();
+  await insertRowCopy(engine, template, {
+    encf: `E${v.type}${String(1000 + n).padStart(10, '0')}`,
+    idempotency_key: `copy-${n}`,
+    type: v.type,
+    status: v.status,
+    environment: v.environment,
+    issued_at: toRowInstant(issuedAt),
+    monto_total_cents: v.cents,
+    monto_total: (v.cents / 100).toFixed(2),
+    retry: v.retrying ? JSON.stringify({ count: 1, max: 3, nextAttemptAt: issuedAt }) : null,
+    buyer_rnc: BUYERS[v.buyer]?.rnc ?? null,
+    buyer_name: BUYERS[v.buyer]?.name ?? null,
+    buyer_name_key: BUYERS[v.buyer] ? searchKey(BUYERS[v.buyer]!.name) : null,
+  });
 }
 
 /** The count by reading every row, as the filters say in words. */

@@ -5,7 +5,7 @@ import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { daysByMonths } from '../../../src/engine/ecf/list-counts-postgres.js';
 import { countBranch, withinSortBounds } from '../../../src/engine/ecf/search-postgres.js';
 import { listEcf } from '../../../src/engine/ecf/queries.js';
-import { newId } from '../../../src/engine/ids.js';
+import { insertRowCopy } from './row-copies.js';
 import { dialectOf } from '../../../src/engine/store/dialect.js';
 import { rowKey } from '../../../src/engine/store/functions.js';
 import type { Engine } from '../../../src/engine/engine.js';
@@ -42,21 +42,14 @@ async function storeWithMonths(): Promise<{ engine: Engine; tenantId: string }> 
   for (const at of INSTANTS) {
     for (const environment of ['test', 'production']) {
       n++;
-      await engine.db
-        .insertInto('ecf')
-        .values({
-          ...template,
-          store_key: undefined,
-          id: newId(),
-          encf: `E31${String(5000 + n).padStart(10, '0')}`,
-          internal_number: null,
-          idempotency_key: `month-${n}`,
-          environment,
-          issued_at: toRowInstant(at),
-          monto_total_cents: 1000 * n,
-          monto_total: (10 * n).toFixed(2),
-        } as never)
-        .execute();
+      await insertRowCopy(engine, template, {
+        encf: `E31${String(5000 + n).padStart(10, '0')}`,
+        idempotency_key: `month-${n}`,
+        environment,
+        issued_at: toRowInstant(at),
+        monto_total_cents: 1000 * n,
+        monto_total: (10 * n).toFixed(2),
+      });
     }
   }
   return { engine, tenantId: tenant.id };
