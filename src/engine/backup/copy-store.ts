@@ -46,6 +46,8 @@ export const COPIED_TABLES: readonly { readonly table: keyof Database & string; 
   { table: 'inbound_approvals', key: ['id'] },
   { table: 'certifications', key: ['tenant_id'] },
   { table: 'certification_cases', key: ['id'] },
+  { table: 'journal', key: ['tenant_key', 'seq'] },
+  { table: 'journal_heads', key: ['tenant_key'] },
 ];
 
 /** Kept by triggers on `ecf`: the target's own triggers rebuild them from the copied rows; the copy compares them. */

@@ -4,6 +4,7 @@ import { dominicanDate, fromRowInstant, toRowInstant } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, conflict } from '../errors.js';
 import { emit } from '../events/outbox.js';
+import { appendJournal, documentDigest } from '../journal/index.js';
 import { newId } from '../ids.js';
 import { money } from '../money.js';
 import { credentialsIn, type SigningCredentials } from '../certificates/certificates.js';
@@ -25,7 +26,7 @@ import type { Db, Tx } from '../store/database.js';
 import { inGroupCommitTwoStep } from '../store/group-commit.js';
 import { readTogether } from '../store/read-together.js';
 import { isUniqueViolation } from '../store/locking.js';
-import { insertRow, prepared } from '../store/prepared.js';
+import { insertRow, insertRowReturning, prepared } from '../store/prepared.js';
 import type { EcfTable, TenantsTable } from '../store/schema.js';
 import type { DocumentStore, PreparedDocument } from '../store/documents/index.js';
 import type { Environment } from '../schema-types.js';
@@ -387,7 +388,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     updated_at: null,
   };
   row.qr_url = qrUrlToStore({ ...row, issuer_rnc: p.tenant.rnc }, signed.qrUrl);
-  await insertRow(tx, 'ecf', row);
+  const ecfKey = Number(await insertRowReturning(tx, 'ecf', row, 'store_key'));
   await insertRow(tx, 'ecf_fingerprints', { tenant_id: tenantId, fingerprint: p.print, issued_at: fromRowInstant(row.issued_at), ecf_id: row.id });
   await insertDocuments_(tx, {
     id: row.id,
@@ -395,6 +396,13 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     rfce_xml: storedRfce?.blob ?? null,
     xml_sha256: storedXml.sha256,
     rfce_sha256: storedRfce?.sha256 ?? null,
+  });
+  const xmlDigest = storedXml.sha256 ?? Buffer.from(signed.xmlSha256, 'hex');
+  appendJournal(tx, now, {
+    tenantKey: row.tenant_key,
+    kind: 'ecf.issued',
+    ecfKey,
+    digest: documentDigest(xmlDigest, rfce ? (storedRfce?.sha256 ?? createHash('sha256').update(rfce.bytes).digest()) : null),
   });
   await queueSubmission(tx, now, { id: row.id, tenantId, environment: p.environment });
   if (p.environment === 'production') {

@@ -46,6 +46,8 @@ export const STORE_TABLES = {
   tenants: record('the taxpayers the records belong to'),
   organizations: record('who the tenants belong to'),
   organization_usage: record("each billing period's peaks, once closed"),
+  journal: record("each tenant's hash-chained journal of changes of record, closings included"),
+  journal_heads: record("the last entry of each tenant's journal and its full hash"),
 
   organization_members: kept('the people of an organization'),
   emitter_profiles: kept("the issuer's address and contact, as it is now"),

@@ -354,17 +354,59 @@ export function afterCommit(db: Kysely<Database>, fn: () => void): void {
   else fn();
 }
 
+/** What a transaction writes last, just before it commits (see deferToCommit). */
+interface Deferred {
+  readonly write: (tx: Tx, items: unknown[]) => Promise<void>;
+  readonly item: unknown;
+}
+const deferred = new WeakMap<Kysely<Database>, Deferred[]>();
+
+/**
+ * Queues `item` for `write`, which the transaction `tx` runs once, with every
+ * item queued for it in the order queued, after its work and just before it
+ * commits. For writes that take a lock many transactions contend for (the
+ * head of a tenant's journal): taken last, it is held only for the commit,
+ * and writers of several such rows can take them in one order. A savepoint
+ * rolled back (group-commit.ts) drops what was queued inside it. Throws when
+ * `tx` is not a transaction of inTransaction: nothing queued is ever lost.
+ */
+export function deferToCommit<T>(tx: Kysely<Database>, write: (tx: Tx, items: T[]) => Promise<void>, item: T): void {
+  const queue = deferred.get(tx);
+  if (!queue) throw new Error('deferToCommit needs a transaction of inTransaction');
+  queue.push({ write: write as Deferred['write'], item });
+}
+
+/** How much is queued in `tx` now; rollBackDeferred drops what was queued after. */
+export const deferredMark = (tx: Kysely<Database>): number => deferred.get(tx)?.length ?? 0;
+export function rollBackDeferred(tx: Kysely<Database>, mark: number): void {
+  deferred.get(tx)?.splice(mark);
+}
+
+async function writeDeferred(tx: Tx, queue: Deferred[]): Promise<void> {
+  while (queue.length > 0) {
+    const write = queue[0]!.write;
+    const items = queue.filter((d) => d.write === write).map((d) => d.item);
+    queue.splice(0, queue.length, ...queue.filter((d) => d.write !== write));
+    await write(tx, items);
+  }
+}
+
 /** One transaction per business fact: everything inside commits together or not at all. */
 export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
   const result = await db.transaction().execute(async (tx) => {
     openTransactions.add(tx);
     commitHooks.set(tx, hooks);
+    const queue: Deferred[] = [];
+    deferred.set(tx, queue);
     try {
-      return await work(tx);
+      const value = await work(tx);
+      await writeDeferred(tx, queue);
+      return value;
     } finally {
       openTransactions.delete(tx);
       commitHooks.delete(tx);
+      deferred.delete(tx);
     }
   });
   for (const hook of hooks) hook();

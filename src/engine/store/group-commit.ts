@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { executeCompiled, inTransaction, type Db, type Tx } from './database.js';
+import { deferredMark, executeCompiled, inTransaction, rollBackDeferred, type Db, type Tx } from './database.js';
 
 /**
  * Group commit. A commit costs more than storing one e-CF (the WAL append of
@@ -153,10 +153,12 @@ async function oneByOne(tx: Tx, units: readonly Unit[]): Promise<Outcome[]> {
 
 async function inSavepoint(tx: Tx, work: () => Promise<unknown>): Promise<Outcome> {
   await savepointUnit(tx);
+  const mark = deferredMark(tx);
   let outcome: Outcome;
   try {
     outcome = { ok: true, value: await work() };
   } catch (error) {
+    rollBackDeferred(tx, mark);
     // If even this fails the transaction is unusable: the caller fails every unit.
     await rollbackUnit(tx);
     outcome = { ok: false, error };

@@ -68,16 +68,26 @@ const insertTemplates = new Map<StoreDialect, Map<string, Template>>();
 
 /** Inserts one row; the statement is compiled once per table and set of columns. */
 export async function insertRow<T extends keyof Database & string>(db: Executor, table: T, row: Insertable<Database[T]>): Promise<void> {
+  await insertRowReturning(db, table, row, null);
+}
+
+/** As insertRow, answering the value the store gave column `returning` (a generated key). */
+export async function insertRowReturning<T extends keyof Database & string>(db: Executor, table: T, row: Insertable<Database[T]>, returning: string | null): Promise<unknown> {
   const values = row as Record<string, unknown>;
   const columns = Object.keys(values).filter((c) => values[c] !== undefined);
   const dialect = dialectOf(db);
   let byShape = insertTemplates.get(dialect);
   if (!byShape) insertTemplates.set(dialect, (byShape = new Map()));
-  const shape = `${table}(${columns.join(',')})`;
+  const shape = `${table}(${columns.join(',')})${returning ?? ''}`;
   let template = byShape.get(shape);
   if (!template) {
     const placeholders = Object.fromEntries(columns.map((c) => [c, new Placeholder(c)]));
-    byShape.set(shape, (template = compileOnce(db, (d) => d.insertInto(table).values(placeholders as never))));
+    const build = (d: Executor) => {
+      const insert = d.insertInto(table).values(placeholders as never);
+      return returning ? insert.returning(returning as never) : insert;
+    };
+    byShape.set(shape, (template = compileOnce(db, build)));
   }
-  await executeCompiled(db, fill(template, values));
+  const result = await executeCompiled<Record<string, unknown>>(db, fill(template, values));
+  return returning ? result.rows[0]?.[returning] : undefined;
 }

@@ -539,6 +539,29 @@ export interface ReceptionCredentialsTable {
   created_at: string;
 }
 
+/** One entry of a tenant's hash-chained journal (migration 0026; journal/chain.ts says what `link` covers). */
+export interface JournalTable {
+  tenant_key: number;
+  seq: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+  /** journal/kinds.ts */
+  kind: number;
+  ecf_key: number | null;
+  ref: string | null;
+  digest: Buffer | null;
+  data: string | null;
+  /** The first 8 bytes of the entry's chain hash. */
+  link: Buffer;
+}
+
+/** The last entry of each tenant's journal, with its full hash: the row appends lock. */
+export interface JournalHeadsTable {
+  tenant_key: number;
+  seq: number;
+  hash: Buffer;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -579,4 +602,6 @@ export interface Database {
   certification_cases: CertificationCasesTable;
   reception_seeds: ReceptionCredentialsTable;
   reception_tokens: ReceptionCredentialsTable;
+  journal: JournalTable;
+  journal_heads: JournalHeadsTable;
 }

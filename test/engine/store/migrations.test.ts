@@ -114,6 +114,8 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   },
   reception_seeds: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },
   reception_tokens: { value_hash: true, tenant_id: true, expires_at: true, created_at: true },
+  journal: { tenant_key: true, seq: true, at: true, kind: true, ecf_key: true, ref: true, digest: true, data: true, link: true },
+  journal_heads: { tenant_key: true, seq: true, hash: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

@@ -24,6 +24,7 @@ import * as integerInstants from './0022-integer-instants.js';
 import * as listPaths from './0023-list-paths.js';
 import * as documentKey from './0024-document-key.js';
 import * as searchCounts from './0025-search-counts.js';
+import * as journal from './0026-journal.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023-list-paths': listPaths,
   '0024-document-key': documentKey,
   '0025-search-counts': searchCounts,
+  '0026-journal': journal,
 };
