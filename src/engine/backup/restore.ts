@@ -16,6 +16,7 @@ import { extractAtomically, openBackup } from './format.js';
 import { repointSecrets } from './secret-refs.js';
 import { recordDatabaseUrl, refuseOtherDatabaseUrl } from './database-url-file.js';
 import { holdRestoredRanges, type RangesHeld } from './ranges-held.js';
+import { appendJournal } from '../journal/index.js';
 
 export interface RestoreResult {
   readonly dataDir: string;
@@ -82,7 +83,9 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     try {
       const migrated = (await migrateToLatest(engine.db)).map((m) => m.name);
       const rangesHeld = await holdRestoredRanges(engine);
-      return { ...base, store: 'sqlite', migrated, rangesHeld, ...(await restoreSecrets(engine, manifest)) };
+      const secrets = await restoreSecrets(engine, manifest);
+      await recordRestore(engine, manifest.createdAt);
+      return { ...base, store: 'sqlite', migrated, rangesHeld, ...secrets };
     } finally {
       await engine.close();
     }
@@ -112,6 +115,7 @@ export async function restoreDataDir(file: string, dataDir: string, passphrase: 
     const rangesHeld = await holdRestoredRanges(target);
     ensureSecretStoreKey(dataDir);
     const secrets = await restoreSecrets(target, manifest);
+    await recordRestore(target, manifest.createdAt);
     return { ...base, store: 'postgres', migrated, documentsVerified, rangesHeld, ...secrets, databaseUrlRecorded: recordDatabaseUrl(dataDir, url) };
   } finally {
     await target.close();
@@ -123,6 +127,19 @@ async function restoreSecrets(engine: Engine, sealed: BackupManifest): Promise<{
   for (const s of sealed.secrets) await store.put(s.name, Buffer.from(s.value, 'base64'));
   await inTransaction(engine.db, (tx) => repointSecrets(tx, store.kind));
   return { secrets: sealed.secrets.length, secretStore: store.kind };
+}
+
+/**
+ * One `backup.restored` entry per tenant in the restored store: the backup's
+ * creation instant and the restore's. The chain goes on from the backup's
+ * head, so what happened between the two instants is visibly absent.
+ */
+async function recordRestore(engine: Engine, backupCreatedAt: string): Promise<void> {
+  const now = engine.clock.now();
+  await inTransaction(engine.db, async (tx) => {
+    const tenants = await tx.selectFrom('tenants').select('store_key').orderBy('store_key').execute();
+    for (const t of tenants) appendJournal(tx, now, { tenantKey: t.store_key, kind: 'backup.restored', data: `backup=${backupCreatedAt} restored=${now.toISOString()}` });
+  });
 }
 
 /** Checked before migrating: a database that already holds data is left exactly as it was. */

@@ -8,7 +8,8 @@ import { inTransaction, type Db } from '../store/database.js';
 import type { CertificatesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
+import { appendJournal } from '../journal/index.js';
 import { emitted } from '../tenants/views.js';
 import { inspectCertificate } from './inspect.js';
 import { readPkcs12 } from './pkcs12.js';
@@ -157,6 +158,13 @@ export async function uploadCertificate(engine: Engine, tenantId: string, upload
           revoked_at: null,
         })
         .execute();
+      appendJournal(tx, engine.clock.now(), {
+        tenantKey: await tenantKey(tx, tenantId),
+        kind: 'certificate.imported',
+        ref: id,
+        digest: fingerprintBytes(facts.fingerprintSha256),
+        data: facts.serialNumber,
+      });
     });
   } catch (e) {
     await store.delete(secretRef).catch(() => undefined);
@@ -171,6 +179,9 @@ export async function uploadCertificate(engine: Engine, tenantId: string, upload
   }
   return getCertificate(engine, tenantId, id);
 }
+
+/** The certificate's SHA-256 fingerprint (hex, with or without colons) as the entry's digest. */
+const fingerprintBytes = (fingerprint: string): Buffer => Buffer.from(fingerprint.replace(/:/g, ''), 'hex');
 
 async function alreadyUploaded(engine: Engine, tenantId: string, row: Row): Promise<CertificateView> {
   if (row.revoked_at) {
@@ -187,7 +198,11 @@ export async function revokeCertificate(engine: Engine, tenantId: string, id: st
     : undefined;
   if (!row) throw notFound('Certificate');
   if (!row.revoked_at) {
-    await engine.db.updateTable('certificates').set({ revoked_at: engine.clock.now().toISOString() }).where('id', '=', id).execute();
+    const now = engine.clock.now();
+    await inTransaction(engine.db, async (tx) => {
+      await tx.updateTable('certificates').set({ revoked_at: now.toISOString() }).where('id', '=', id).execute();
+      appendJournal(tx, now, { tenantKey: await tenantKey(tx, tenantId), kind: 'certificate.revoked', ref: id, digest: fingerprintBytes(row.fingerprint_sha256), data: row.serial_number });
+    });
     credentials.delete(id);
   }
   return getCertificate(engine, tenantId, id);

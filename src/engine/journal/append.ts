@@ -86,3 +86,24 @@ async function writeEntries(tx: Tx, pending: Pending[]): Promise<void> {
     await tx.updateTable('journal_heads').set({ seq: head.seq, hash: head.hash }).where('tenant_key', '=', tenantKey).execute();
   }
 }
+
+/** What an authority's verdict adds to an `ecf.status` entry: its status code and its messages' codes. */
+export interface VerdictCodes {
+  readonly code?: number | null;
+  readonly messages?: readonly { readonly code: number }[];
+}
+
+/**
+ * The data of an `ecf.status` entry, words separated by spaces: the new
+ * status, then `track=<trackId>` when this change is the one that learns it,
+ * `code=<n>` for the authority's status code and `msgs=<c1>,<c2>` for its
+ * messages' codes when a verdict came. E.g. `submitted track=7f3a…`,
+ * `rejected code=2 msgs=145,613`.
+ */
+export function ecfStatusData(status: string, learnedTrackId?: string | null, verdict?: VerdictCodes): string {
+  const words = [status];
+  if (learnedTrackId) words.push(`track=${learnedTrackId}`);
+  if (verdict?.code !== undefined && verdict.code !== null) words.push(`code=${verdict.code}`);
+  if (verdict?.messages?.length) words.push(`msgs=${verdict.messages.map((m) => m.code).join(',')}`);
+  return words.join(' ');
+}

@@ -9,7 +9,8 @@ import { Nullable, type Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
-import { requireTenant } from '../tenants/lookup.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
+import { appendJournal } from '../journal/index.js';
 import { fieldErrors } from '../validation.js';
 import { laneOf, RECEIVERS_GROUP, taxauthGroup } from '../work/lanes.js';
 import { enqueue } from '../work/queue.js';
@@ -123,6 +124,7 @@ export async function decideCommercialApproval(engine: Engine, tenantId: string,
         taxauth_delivery: JSON.stringify(pending()),
       })
       .execute();
+    appendJournal(tx, now, { tenantKey: await tenantKey(tx, tenantId), kind: 'received.answered', ref: row.id, digest: Buffer.from(acecf.sha256, 'hex'), data: `ACECF ${input.decision}` });
     for (const target of ['issuer', 'taxauth'] as const) {
       await enqueue(tx, now, {
         kind: DELIVER_APPROVAL_KIND,

@@ -12,6 +12,7 @@ import { signingKey } from '../signing/xmldsig.js';
 import { afterCommit, inTransaction, type Db } from '../store/database.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
+import { appendJournal } from '../journal/index.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
 import { NOT_RECEIVED, isApprovalAutomatic, isoFromXmlDate, signArecf, type NotReceivedCode } from './documents.js';
@@ -210,6 +211,9 @@ export async function receiveEcf(engine: Engine, tenantId: string, upload: Inbou
         received_at: now.toISOString(),
       };
       await tx.insertInto('received_ecf').values(row).execute();
+      const key = await tenantKey(tx, tenantId);
+      appendJournal(tx, now, { tenantKey: key, kind: 'received.stored', ref: row.id, digest: Buffer.from(xmlSha256, 'hex'), data: row.status });
+      appendJournal(tx, now, { tenantKey: key, kind: 'received.answered', ref: row.id, digest: Buffer.from(arecf.sha256, 'hex'), data: 'ARECF' });
       const received = summaryView(row, null);
       await emit(tx, now, tenantId, 'inbound_ecf.received', received);
       return { arecf: arecf.xml, received, replay: false };
@@ -302,7 +306,7 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
   const ecf = encf
     ? await engine.db
         .selectFrom('ecf')
-        .select(['id', 'type', 'buyer_rnc', 'monto_total', 'issue_date'])
+        .select(['id', 'store_key', 'type', 'buyer_rnc', 'monto_total', 'issue_date'])
         .where('tenant_key', '=', await tenantKey(engine.db, tenantId))
         .where('encf', '=', encf)
         .orderBy('issued_at', 'desc')
@@ -340,6 +344,7 @@ export async function receiveInboundApproval(engine: Engine, tenantId: string, u
     const existing = await tx.selectFrom('inbound_approvals').select('id').where('tenant_id', '=', tenantId).where('ecf_id', '=', row.ecf_id).executeTakeFirst();
     if (existing) fail('Approval.AlreadyRecorded', `A commercial decision over ${row.encf} is already recorded.`, row.encf, row.buyer_rnc);
     await tx.insertInto('inbound_approvals').values({ ...row, xml: (await engine.documents.store(tx, prepared)).blob }).execute();
+    appendJournal(tx, now, { tenantKey: await tenantKey(tx, tenantId), kind: 'approval.received', ecfKey: ecf!.store_key, digest: Buffer.from(xmlSha256, 'hex'), data: row.decision });
     afterCommit(tx, () => logInboundDecision(engine, tenantId, row));
     const approval = inboundApprovalView(row);
     await emit(tx, now, tenantId, 'commercial_approval.received', approval);

@@ -20,6 +20,7 @@ import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
+import { appendJournal } from '../journal/index.js';
 import { MAX_SEQUENTIAL, encfOf, skipAnnulled } from './ranges.js';
 import { AnnulBody, MAX_ANNULMENT_LINES_PER_TYPE, type AnnulmentView } from './schemas.js';
 
@@ -300,6 +301,9 @@ function overlapping<T extends { range_from: number; range_to: number }>(sorted:
 
 const INSERT_CHUNK = 500;
 
+/** An annulment's ranges for its journal entry: `E31:1-10,E32:5-5` (series and type, first and last number). */
+const annulledRanges = (lines: readonly Line[]): string => lines.map((l) => `${l.series}${l.type}:${l.from}-${l.to}`).join(',');
+
 /**
  * POST /sequences/annulments: in one transaction, checks every line,
  * discards the numbers (the allocator steps over them from now on), builds
@@ -354,6 +358,13 @@ export async function annulSequences(engine: Engine, tenantId: string, body: unk
       updated_at: null,
     };
     await tx.insertInto('annulments').values(row).execute();
+    appendJournal(tx, now, {
+      tenantKey: await tenantKey(tx, tenantId),
+      kind: 'annulment.recorded',
+      ref: row.id,
+      digest: Buffer.from(signed.xmlSha256, 'hex'),
+      data: annulledRanges(lines),
+    });
     const first = documentOrder(lines)[0]!;
     logStateChange(engine.log, tx, {
       subject: 'annulment', tenantId, id: row.id, encf: encfOf(first.series, first.type, first.from), from: null, to: 'sending', attempt: 1,

@@ -2,8 +2,9 @@ import { Value } from '@sinclair/typebox/value';
 import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
-import { requireTenant } from '../tenants/lookup.js';
-import type { Db } from '../store/database.js';
+import { requireTenant, tenantKey } from '../tenants/lookup.js';
+import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { appendJournal } from '../journal/index.js';
 import { prepared } from '../store/prepared.js';
 import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';
 
@@ -118,18 +119,34 @@ export async function setSetting(
   if (errors.length > 0) throw new ValidationError(errors, `Invalid value for ${key}.`);
   const scope = tenantId ?? PLATFORM;
   const row = { scope, key, value: JSON.stringify(Value.Clone(value)), updated_at: engine.clock.now().toISOString() };
-  await engine.db
-    .insertInto('settings')
-    .values(row)
-    .onConflict((oc) => oc.columns(['scope', 'key']).doUpdateSet({ value: row.value, updated_at: row.updated_at }))
-    .execute();
+  await inTransaction(engine.db, async (tx) => {
+    await tx
+      .insertInto('settings')
+      .values(row)
+      .onConflict((oc) => oc.columns(['scope', 'key']).doUpdateSet({ value: row.value, updated_at: row.updated_at }))
+      .execute();
+    if (tenantId) await journalSetting(tx, engine.clock.now(), tenantId, key, row.value);
+  });
   return settingView(engine, key, tenantId);
+}
+
+/**
+ * A tenant's setting changed: its new value as stored (JSON text), or no
+ * data when the override was removed. Platform settings are not a tenant's
+ * record and have no entry; a setting holding a secret would record no value
+ * (none does: secrets live in the secret store, not in settings).
+ */
+async function journalSetting(tx: Tx, now: Date, tenantId: string, key: string, value: string | null): Promise<void> {
+  appendJournal(tx, now, { tenantKey: await tenantKey(tx, tenantId), kind: 'settings.changed', ref: key, data: value });
 }
 
 /** Removes an override so the platform value or the default applies again. */
 export async function unsetSetting(engine: Engine, key: string, tenantId?: string | null): Promise<SettingView> {
   definition(key);
   if (tenantId) await requireTenant(engine.db, tenantId);
-  await engine.db.deleteFrom('settings').where('key', '=', key).where('scope', '=', tenantId ?? PLATFORM).execute();
+  await inTransaction(engine.db, async (tx) => {
+    const removed = await tx.deleteFrom('settings').where('key', '=', key).where('scope', '=', tenantId ?? PLATFORM).executeTakeFirst();
+    if (tenantId && Number(removed.numDeletedRows) > 0) await journalSetting(tx, engine.clock.now(), tenantId, key, null);
+  });
   return settingView(engine, key, tenantId);
 }

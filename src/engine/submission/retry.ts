@@ -8,6 +8,7 @@ import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
 import { logStateChange } from '../log/state-change.js';
 import { tenantKey } from '../tenants/lookup.js';
+import { appendJournal, ecfStatusData } from '../journal/index.js';
 
 /**
  * POST /ecf/{id}/retry: re-queues the same signed XML for an e-CF in
@@ -18,7 +19,8 @@ import { tenantKey } from '../tenants/lookup.js';
 export async function retryEcf(engine: Engine, tenantId: string, id: string): Promise<EcfView> {
   const now = engine.clock.now();
   return inTransaction(engine.db, async (tx) => {
-    const row = isUuid(id) ? await selectEcfRows(tx).where('ecf.tenant_key', '=', await tenantKey(tx, tenantId)).where('ecf.id', '=', id).executeTakeFirst() : undefined;
+    const key = await tenantKey(tx, tenantId);
+    const row = isUuid(id) ? await selectEcfRows(tx).select('ecf.store_key').where('ecf.tenant_key', '=', key).where('ecf.id', '=', id).executeTakeFirst() : undefined;
     if (!row) throw notFound('Ecf');
     const taxauth = taxauthOf(row.taxauth) ?? {};
     if (row.status === 'rejected' && taxauth.sequenceUsed !== false) {
@@ -29,6 +31,7 @@ export async function retryEcf(engine: Engine, tenantId: string, id: string): Pr
     }
     const next = { ...row, status: 'signed', updated_at: toRowInstant(now) };
     await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
+    appendJournal(tx, now, { tenantKey: key, kind: 'ecf.status', ecfKey: row.store_key, data: ecfStatusData('signed') });
     await tx.deleteFrom('work').where('kind', '=', 'ecf.submit').where('ref', '=', row.id).execute();
     await queueSubmission(tx, now, { id: row.id, tenantId, environment: row.environment as Environment }, { phase: 'send', unclear: row.status !== 'rejected' });
     logStateChange(engine.log, tx, { subject: 'ecf', tenantId, id: row.id, encf: row.encf, from: row.status, to: 'signed', extra: { environment: row.environment, retry: true } });

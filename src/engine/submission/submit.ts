@@ -13,6 +13,7 @@ import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
+import { appendJournal, ecfStatusData, type VerdictCodes } from '../journal/index.js';
 import { logStateChange } from '../log/state-change.js';
 import { currentRequestId } from '../log/request-id.js';
 import { noteTransportFailure, noteTransportSuccess } from './contingency.js';
@@ -106,13 +107,20 @@ const shownState = (row: Row): string => (row.status === 'signed' && taxauthOf(r
  * Changes the e-CF and emits the event of the change with the e-CF view as it
  * now is; an event is a change of state, logged once the transaction commits.
  */
-async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event: EventType | null, by: Recorder): Promise<Row> {
+async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event: EventType | null, by: Recorder, verdict?: VerdictCodes): Promise<Row> {
   const next = { ...row, ...changes, updated_at: toRowInstant(now) };
   await tx
     .updateTable('ecf')
     .set({ status: next.status, taxauth: next.taxauth, retry: next.retry, updated_at: next.updated_at })
     .where('id', '=', row.id)
     .execute();
+  const learned = taxauthOf(next).trackId;
+  appendJournal(tx, now, {
+    tenantKey: row.tenant_key,
+    kind: 'ecf.status',
+    ecfKey: row.store_key,
+    data: ecfStatusData(shownState(next), learned !== taxauthOf(row).trackId ? learned : null, verdict),
+  });
   if (event) {
     await emit(tx, now, row.tenant_id, event, ecfView(next));
     const trackId = taxauthOf(next).trackId;
@@ -234,7 +242,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
           sequenceUsed: result.sequenceUsed, messages: result.messages,
         });
         const t = { ...taxauthOf(row), status: result.status, messages: result.messages };
-        await update(tx, now, row, { status: 'review', taxauth: taxauthToStore(t) }, 'ecf.review', { engine, item });
+        await update(tx, now, row, { status: 'review', taxauth: taxauthToStore(t) }, 'ecf.review', { engine, item }, { messages: result.messages });
         await completeOrRollBack(tx, item, owner);
       });
       return RECORDED;
@@ -306,7 +314,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
       const nextAttemptAt = new Date(now.getTime() + RESEND_DELAY_MS);
       await recordAttempt(tx, now, { ...base, outcome: 'rejected', retryDecision: `auto:${transient.code}` });
       const r = JSON.stringify({ count: count + 1, max, nextAttemptAt: nextAttemptAt.toISOString() });
-      await update(tx, now, row, { taxauth: taxauthToStore(taxauth), retry: r }, null, { engine, item });
+      await update(tx, now, row, { taxauth: taxauthToStore(taxauth), retry: r }, null, { engine, item }, { code: v.code, messages: v.messages });
       afterCommit(tx, () =>
         engine.log.info({ ...submissionFields(row, item), code: transient.code, resend: count + 1, of: max, nextAttemptAt: nextAttemptAt.toISOString() }, `e-CF ${row.encf}: transient rejection ${transient.code}, the same XML is sent again`),
       );
@@ -316,7 +324,7 @@ async function finish(engine: Engine, item: WorkItem, owner: string, row: Row, v
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
     await recordAttempt(tx, now, { ...base, outcome, retryDecision: transient ? 'exhausted' : null });
     const r = retry ? JSON.stringify({ ...retry, max, nextAttemptAt: null }) : row.retry;
-    await update(tx, now, row, { status: outcome, taxauth: taxauthToStore(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item });
+    await update(tx, now, row, { status: outcome, taxauth: taxauthToStore(taxauth), retry: r }, EVENT_OF[outcome]!, { engine, item }, { code: v.code, messages: v.messages });
     await completeOrRollBack(tx, item, owner);
   });
 }
@@ -357,7 +365,7 @@ async function transportFailure(engine: Engine, item: WorkItem, owner: string, r
   await inTransaction(engine.db, async (tx) => {
     await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message] });
     const t = { ...taxauthOf(row), messages: [message] };
-    await update(tx, now, row, { status: 'failed', taxauth: taxauthToStore(t) }, 'ecf.failed', { engine, item });
+    await update(tx, now, row, { status: 'failed', taxauth: taxauthToStore(t) }, 'ecf.failed', { engine, item }, { messages: [message] });
     await completeOrRollBack(tx, item, owner);
   });
   return RECORDED;

@@ -10,7 +10,8 @@ import { Nullable, Text, Uuid } from '../schema-types.js';
 import { unauthenticated, type Principal } from './access.js';
 import { requireOrganization } from './lookup.js';
 import { TenantRoleSchema, type ApiKeyView, type TenantRole } from './schemas.js';
-import { requireTenant } from './lookup.js';
+import { requireTenant, tenantKey } from './lookup.js';
+import { appendJournal } from '../journal/index.js';
 import { apiKeyView } from './views.js';
 
 /**
@@ -59,6 +60,8 @@ export async function createTenantApiKey(engine: Engine, input: unknown): Promis
       revoked_at: null,
     };
     await tx.insertInto('api_keys').values(row).execute();
+    // The role only: the secret never enters the journal.
+    appendJournal(tx, engine.clock.now(), { tenantKey: await tenantKey(tx, cmd.tenantId), kind: 'api_key.created', ref: row.id, data: row.role });
     return { apiKey: apiKeyView(row), key };
   });
 }
@@ -128,6 +131,8 @@ export async function revokeApiKey(engine: Engine, idOrPrefix: string): Promise<
     if (row.revoked_at) return apiKeyView(row);
     const revoked_at = engine.clock.now().toISOString();
     await tx.updateTable('api_keys').set({ revoked_at }).where('id', '=', row.id).execute();
+    // An organization's key is not a tenant's record: it has no journal entry (docs/record-journal.md).
+    if (row.tenant_id) appendJournal(tx, engine.clock.now(), { tenantKey: await tenantKey(tx, row.tenant_id), kind: 'api_key.revoked', ref: row.id, data: row.role });
     return apiKeyView({ ...row, revoked_at });
   });
 }

@@ -6,7 +6,8 @@ import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { forUpdate, isUniqueViolation } from '../store/locking.js';
 import { check } from '../validation.js';
-import { requireOrganization, requireTenant } from './lookup.js';
+import { requireOrganization, requireTenant, tenantKey } from './lookup.js';
+import { appendJournal } from '../journal/index.js';
 import {
   CreateTenantInput,
   UpdateTenantInput,
@@ -56,6 +57,7 @@ async function insertTenant(engine: Engine, cmd: Static<typeof CreateTenantInput
       .insertInto('tenants')
       .values({ ...row, store_key: sql<number>`(select coalesce(max(store_key), 0) + 1 from tenants)` })
       .execute();
+    appendJournal(tx, engine.clock.now(), { tenantKey: await tenantKey(tx, row.id), kind: 'tenant.created', data: row.rnc });
     if (organizationId) await noteOrganizationUsage(tx, engine.clock.now(), organizationId);
     return tenantView(row);
   });
