@@ -16,6 +16,7 @@ import { codeOf } from './code-of.js';
 import { sandboxedStore } from './sandboxed-store.js';
 import { verifyRangesAfterRestore } from '../../../src/engine/sequences/restore-check.js';
 import { decideCommercialApproval } from '../../../src/engine/reception/approve.js';
+import { JOURNAL_KINDS } from '../../../src/engine/journal/index.js';
 import { readStatusKey, setStatusKey } from '../../../src/engine/taxauth/status-key.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { parseXml, verifySignature } from '../../../src/engine/signing/verify.js';
@@ -160,6 +161,12 @@ async function expectSame(dataDir: string, clock: ManualClock, expected: { rows:
     // A restore holds every e-NCF range until its next number is known unused (issue 32, point 7); otherwise they are as they were.
     expect(rows.sequence_ranges!.filter((r) => (r as { unverified_since: string | null }).unverified_since === null)).toEqual([]);
     rows.sequence_ranges = rows.sequence_ranges!.map((r) => ({ ...(r as object), unverified_since: null }));
+    // A restore adds one backup.restored entry to each tenant's journal (issue 35); the entries before it are as they were.
+    const journal = rows.journal as { kind: number; seq: number; tenant_key: number }[];
+    const restoredEntries = journal.filter((e) => e.kind === JOURNAL_KINDS['backup.restored']);
+    expect(restoredEntries.map((e) => e.tenant_key)).toEqual((expected.rows.journal_heads as { tenant_key: number }[]).map((h) => h.tenant_key));
+    rows.journal = journal.filter((e) => e.kind !== JOURNAL_KINDS['backup.restored']);
+    rows.journal_heads = expected.rows.journal_heads!;
     expect(rows).toEqual(expected.rows);
     expect(await secretsOf(copy)).toEqual(expected.secrets);
     expect(await signedDocuments(copy, clock.now())).toBe(expected.documents);
