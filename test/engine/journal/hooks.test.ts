@@ -35,6 +35,17 @@ describe('journal entries at each change of record', () => {
     ]);
   });
 
+  it('records a transient rejection resent by itself with its codes, though the status stays submitted', async () => {
+    const h = await harness();
+    const ecf = await h.issue(invoice31());
+    h.sandbox.control.script({ encf: ecf.encf, outcomes: [{ kind: 'transientReject' }, { kind: 'accept' }] });
+    await h.drive();
+    const key = (await h.engine.db.selectFrom('ecf').select('store_key').where('id', '=', ecf.id).executeTakeFirstOrThrow()).store_key;
+    const data = (await wholeJournal(h.engine, h.tenant.id)).filter((e) => e.ecfKey === key && e.kind === 'ecf.status').map((e) => e.data);
+    expect(data[1]).toBe('submitted code=2 msgs=9001');
+    expect(data.at(-1)).toBe('accepted code=1');
+  });
+
   it('records an annulment with the digest of its signed ANECF and its ranges', async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
