@@ -6,6 +6,7 @@
 import { buildApp } from '../src/http/app.js';
 import { openEngine } from '../src/engine/engine.js';
 import { seedBenchIssuer } from './seed.js';
+import { skipJournalForBenchmark } from '../src/engine/journal/append.js';
 
 const dataDir = process.argv[2];
 if (!dataDir || !process.send) {
@@ -14,6 +15,8 @@ if (!dataDir || !process.send) {
 }
 
 // As `ecf serve` opens it; BENCH_COMPRESS=0 stores documents uncompressed (the old layout), for the comparison.
+// BENCH_JOURNAL=0: no journal, for bench/journal-cost.bench.ts's comparison.
+if (process.env.BENCH_JOURNAL === '0') skipJournalForBenchmark();
 const engine = await openEngine({ dataDir, backgroundCheckpoints: true, compressDocuments: process.env.BENCH_COMPRESS !== '0' });
 const seeded = await seedBenchIssuer(engine, { rangeTo: 10_000_000 });
 const app = await buildApp({ engine });
