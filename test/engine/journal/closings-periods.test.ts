@@ -1,10 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { appendJournal, checkClosingSignature, verifyAudit, writeDueClosings, type ClosingData } from '../../../src/engine/journal/index.js';
 import { Dec } from '../../../src/engine/money.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 import { tenantKey } from '../../../src/engine/tenants/lookup.js';
-import { invoice31, seedIssuer, seedTenant, testEngine } from '../../helpers.js';
+import { invoice31, seedIssuer, seedTenant, tempDir, testEngine } from '../../helpers.js';
 import { rawStore, rewriteChain } from './audit-helpers.js';
 
 // The test clock starts at 2026-03-10T14:00Z, 10:00 in the Dominican Republic (UTC-4): the
@@ -96,6 +99,34 @@ describe('closings', () => {
     const report = await verifyAudit(engine);
     expect(report.broken).toBe(0);
     expect(report.tenants.find((t) => t.tenantId === tenant.id)).toMatchObject({ problem: null, closings: { signed: 0, unsigned: 2 } });
+  });
+
+  it('verify with jq and openssl alone, as docs/record-audit.md shows', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'o', payload: invoice31({ internalNumber: 'O' }) });
+    engine.clock.set('2026-03-11T05:00:00.000Z');
+    await writeDueClosings(engine);
+    const [closing] = await closingsOf(engine, await tenantKey(engine.db, tenant.id));
+    const dir = tempDir('ecf-closing-');
+    const script = [
+      "jq -cS 'del(.signature)' closing.json | tr -d '\\n' > signed.json",
+      'jq -r .certificate closing.json | base64 -d | openssl x509 -inform DER -pubkey -noout > key.pem',
+      'jq -r .signature closing.json | base64 -d > signature.bin',
+      'openssl dgst -sha256 -verify key.pem -signature signature.bin signed.json',
+    ].join('\n');
+    const stored = (await engine.db.selectFrom('journal').select('data').where('seq', '=', closing!.seq).executeTakeFirstOrThrow()).data!;
+    writeFileSync(join(dir, 'closing.json'), stored);
+    expect(execFileSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8' })).toContain('Verified OK');
+    writeFileSync(join(dir, 'closing.json'), stored.replace(/"count":1/, '"count":2'));
+    let refused: { status: number; stdout: string } | undefined;
+    try {
+      execFileSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      refused = e as { status: number; stdout: string };
+    }
+    expect(refused?.status).toBe(1);
+    expect(refused?.stdout).toMatch(/Verification [Ff]ailure/);
   });
 
   it('whose data was edited fail: as an edited entry, and on their signature once the chain is rewritten over the edit', async () => {
