@@ -5,7 +5,7 @@ import { dominicanDate, dominicanDayBounds, dominicanMonth, dominicanMonthBounds
 import type { Engine } from '../engine.js';
 import { EngineError } from '../errors.js';
 import { Dec } from '../money.js';
-import { inTransaction, type Tx } from '../store/database.js';
+import { inTransaction, type Db } from '../store/database.js';
 import { appendJournal, lockedHead } from './append.js';
 import { closingSignedText, closingText, type ClosingData, type TypeTotal } from './closing-data.js';
 import { JOURNAL_KINDS } from './kinds.js';
@@ -56,7 +56,8 @@ export async function writeDueClosings(engine: Engine, options: { tenantId?: str
     for (; n < limit && !options.signal?.aborted; n++) {
       const closing = await closeNext(engine, t.id, Number(t.store_key), credentials);
       if (!closing) break;
-      written.push(closing);
+      // Raced: another process wrote that closing; the next turn plans from it.
+      if (closing !== 'raced') written.push(closing);
     }
     if (n === limit) more = true;
   }
@@ -79,71 +80,88 @@ interface ClosingEntry {
   readonly data: ClosingData;
 }
 
-async function closeNext(engine: Engine, tenantId: string, tenantKey: number, credentials: SigningCredentials | null): Promise<ClosingWritten | null> {
+type Plan = Omit<ClosingData, 'v' | 'lockedHead' | 'certificate' | 'signature'> & {
+  /** The head's seq when the plan was read: a closing after it means another process got there first. */
+  readonly readUpTo: number;
+};
+
+/**
+ * What the next closing is, read outside any transaction: finding the last
+ * closing may walk back through a day of entries (all of them before the
+ * first closing), and the first perpetual totals sum every e-CF, which must
+ * not hold the write lock. The period has ended (and its grace passed), so
+ * no e-CF still comes into its totals.
+ */
+async function planNext(db: Db, tenantKey: number, now: Date): Promise<Plan | null> {
+  const head = await db.selectFrom('journal_heads').select('seq').where('tenant_key', '=', tenantKey).executeTakeFirst();
+  const readUpTo = head ? Number(head.seq) : 0;
+  if (readUpTo === 0) return null;
+  const last = await closingAt(db, tenantKey, 'latest', readUpTo);
+  const lastDay = last?.data.kind === 'day' ? last : last?.data.previous.day ? await closingAt(db, tenantKey, last.data.previous.day) : null;
+  const lastMonth = last?.data.kind === 'month' ? last : last?.data.previous.month ? await closingAt(db, tenantKey, last.data.previous.month) : null;
+
+  let kind: 'day' | 'month';
+  let period: string;
+  let from: number;
+  let to: number;
+  const monthOfLastDay = lastDay ? lastDay.data.period.slice(0, 7) : null;
+  if (lastDay && monthOfLastDay! > (lastMonth?.data.period ?? '') && dominicanMonth(new Date(lastDay.data.to)) !== monthOfLastDay) {
+    kind = 'month';
+    period = monthOfLastDay!;
+    const bounds = dominicanMonthBounds(period);
+    [from, to] = [bounds.start.getTime(), bounds.end.getTime()];
+  } else {
+    kind = 'day';
+    period = lastDay ? dominicanDate(new Date(lastDay.data.to)) : dominicanDate(new Date(await firstEntryAt(db, tenantKey)));
+    const bounds = dominicanDayBounds(period);
+    [from, to] = [Date.parse(bounds.start), Date.parse(bounds.end)];
+  }
+  if (to + CLOSING_GRACE_MS > now.getTime()) return null;
+
+  const previous = kind === 'day' ? lastDay : lastMonth;
+  const issued = await issuedTotals(db, tenantKey, from, to);
+  const perpetual = previous ? addTotals(previous.data.perpetual, issued) : await issuedTotals(db, tenantKey, null, to);
+  return { kind, period, from, to, issued, perpetual, previous: { day: lastDay?.seq ?? null, month: lastMonth?.seq ?? null }, readUpTo };
+}
+
+async function closeNext(engine: Engine, tenantId: string, tenantKey: number, credentials: SigningCredentials | null): Promise<ClosingWritten | 'raced' | null> {
   const now = engine.clock.now();
+  const plan = await planNext(engine.db, tenantKey, now);
+  if (!plan) return null;
   return inTransaction(engine.db, async (tx) => {
-    // Taken first: no entry comes between what is read here and the closing.
+    // Taken first: no entry comes between the head read here and the closing.
     const head = await lockedHead(tx, tenantKey);
-    if (head.seq === 0) return null;
-    const last = await closingAt(tx, tenantKey, 'latest');
-    const lastDay = last?.data.kind === 'day' ? last : last?.data.previous.day ? await closingAt(tx, tenantKey, last.data.previous.day) : null;
-    const lastMonth = last?.data.kind === 'month' ? last : last?.data.previous.month ? await closingAt(tx, tenantKey, last.data.previous.month) : null;
-
-    let kind: 'day' | 'month';
-    let period: string;
-    let from: number;
-    let to: number;
-    const monthOfLastDay = lastDay ? lastDay.data.period.slice(0, 7) : null;
-    if (lastDay && monthOfLastDay! > (lastMonth?.data.period ?? '') && dominicanMonth(new Date(lastDay.data.to)) !== monthOfLastDay) {
-      kind = 'month';
-      period = monthOfLastDay!;
-      const bounds = dominicanMonthBounds(period);
-      [from, to] = [bounds.start.getTime(), bounds.end.getTime()];
-    } else {
-      kind = 'day';
-      period = lastDay ? dominicanDate(new Date(lastDay.data.to)) : dominicanDate(new Date(await firstEntryAt(tx, tenantKey)));
-      const bounds = dominicanDayBounds(period);
-      [from, to] = [Date.parse(bounds.start), Date.parse(bounds.end)];
-    }
-    if (to + CLOSING_GRACE_MS > now.getTime()) return null;
-
-    const previous = kind === 'day' ? lastDay : lastMonth;
-    const issued = await issuedTotals(tx, tenantKey, from, to);
-    const perpetual = previous ? addTotals(previous.data.perpetual, issued) : await issuedTotals(tx, tenantKey, null, to);
+    const newer = await tx.selectFrom('journal').select('seq').where('tenant_key', '=', tenantKey).where('seq', '>', plan.readUpTo).where('kind', 'in', [DAY, MONTH]).limit(1).executeTakeFirst();
+    if (newer) return 'raced';
+    const { readUpTo: _, ...period } = plan;
     const body: ClosingData = {
       v: 1,
-      kind,
-      period,
-      from,
-      to,
-      issued,
-      perpetual,
+      ...period,
       lockedHead: { seq: head.seq, hash: head.hash.toString('hex') },
-      previous: { day: lastDay?.seq ?? null, month: lastMonth?.seq ?? null },
       certificate: credentials ? credentials.certificate.raw.toString('base64') : null,
       signature: null,
     };
     const data: ClosingData = credentials ? { ...body, signature: sign('sha256', Buffer.from(closingSignedText(body), 'utf8'), credentials.privateKey).toString('base64') } : body;
-    appendJournal(tx, now, { tenantKey, kind: kind === 'day' ? 'closing.day' : 'closing.month', data: closingText(data) });
-    return { tenantId, kind, period, seq: head.seq + 1, signed: credentials !== null };
+    appendJournal(tx, now, { tenantKey, kind: plan.kind === 'day' ? 'closing.day' : 'closing.month', data: closingText(data) });
+    return { tenantId, kind: plan.kind, period: plan.period, seq: head.seq + 1, signed: credentials !== null };
   });
 }
 
-async function closingAt(tx: Tx, tenantKey: number, at: number | 'latest'): Promise<ClosingEntry | null> {
-  let q = tx.selectFrom('journal').select(['seq', 'data']).where('tenant_key', '=', tenantKey).where('kind', 'in', [DAY, MONTH]);
-  q = at === 'latest' ? q.orderBy('seq', 'desc').limit(1) : q.where('seq', '=', at);
+async function closingAt(db: Db, tenantKey: number, at: number | 'latest', upTo?: number): Promise<ClosingEntry | null> {
+  let q = db.selectFrom('journal').select(['seq', 'data']).where('tenant_key', '=', tenantKey).where('kind', 'in', [DAY, MONTH]);
+  q = at === 'latest' ? q.where('seq', '<=', upTo!).orderBy('seq', 'desc').limit(1) : q.where('seq', '=', at);
   const row = await q.executeTakeFirst();
   return row ? { seq: Number(row.seq), data: JSON.parse(row.data!) as ClosingData } : null;
 }
 
-async function firstEntryAt(tx: Tx, tenantKey: number): Promise<number> {
-  const row = await tx.selectFrom('journal').select('at').where('tenant_key', '=', tenantKey).orderBy('seq').limit(1).executeTakeFirstOrThrow();
+async function firstEntryAt(db: Db, tenantKey: number): Promise<number> {
+  const row = await db.selectFrom('journal').select('at').where('tenant_key', '=', tenantKey).orderBy('seq').limit(1).executeTakeFirstOrThrow();
   return Number(row.at);
 }
 
 /** Counts and totals of the e-CF issued in [from, to) (from null: since the first), summed in integer cents by the store. */
-async function issuedTotals(tx: Tx, tenantKey: number, from: number | null, to: number): Promise<TypeTotal[]> {
-  let q = tx
+async function issuedTotals(db: Db, tenantKey: number, from: number | null, to: number): Promise<TypeTotal[]> {
+  let q = db
     .selectFrom('ecf')
     .select(['environment', 'type', sql<string | number>`count(*)`.as('n'), sql<string | number>`sum(monto_total_cents)`.as('cents')])
     .where('tenant_key', '=', tenantKey)

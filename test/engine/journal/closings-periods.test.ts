@@ -83,6 +83,19 @@ describe('closings', () => {
     expect((await verifyAudit(engine, { tenantId: tenant.id })).tenants[0]).toMatchObject({ problem: null, closings: { signed: 24, unsigned: 0 } });
   });
 
+  it('are written once when two runs plan the same period at the same time', async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    await issueEcf(engine, tenant.id, { idempotencyKey: 'r', payload: invoice31({ internalNumber: 'R' }) });
+    engine.clock.set('2026-03-13T05:00:00.000Z');
+    const runs = await Promise.all([writeDueClosings(engine), writeDueClosings(engine)]);
+    const written = runs.flatMap((r) => r.written.map((w) => w.period)).sort();
+    expect(written).toEqual(['2026-03-10', '2026-03-11', '2026-03-12']);
+    const closings = await closingsOf(engine, await tenantKey(engine.db, tenant.id));
+    expect(closings.map((c) => c.data.period)).toEqual(['2026-03-10', '2026-03-11', '2026-03-12']);
+    expect((await verifyAudit(engine)).tenants[0]).toMatchObject({ problem: null, closings: { signed: 3 } });
+  });
+
   it('are written unsigned when the tenant has no certificate, and verify says so; a tenant without entries gets none', async () => {
     const engine = await testEngine();
     const { tenant } = await seedTenant(engine);
