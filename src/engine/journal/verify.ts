@@ -1,4 +1,5 @@
 import { hash as oneShotHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import type { Db } from '../store/database.js';
 import { GENESIS, canonicalEntry, documentDigest, linkOf, type ChainEntry } from './chain.js';
@@ -89,9 +90,9 @@ async function verifyTenant(db: Db, tenant: Tenant, pageRows: number): Promise<T
     problem,
   });
   try {
-    const { issued, received } = await verifyChain(db, tenant, pageRows, counts);
-    counts.ecf = await verifyIssued(db, tenant, issued, pageRows);
-    counts.received = await verifyReceived(db, tenant, received, pageRows);
+    const { issued, received, headSeq } = await verifyChain(db, tenant, pageRows, counts);
+    counts.ecf = await verifyIssued(db, tenant, issued, pageRows, headSeq);
+    counts.received = await verifyReceived(db, tenant, received, pageRows, headSeq);
     return result(null);
   } catch (e) {
     if (!(e instanceof Found)) throw e;
@@ -134,6 +135,9 @@ const nameOf = (kind: number): string => kindName(kind) ?? `unknown kind ${kind}
 async function verifyChain(db: Db, tenant: Tenant, pageRows: number, counts: { entries: number; signed: number; unsigned: number }) {
   const issued = new KeyIndex();
   const received = new KeyIndex();
+  // The head as it stands now is what is checked: entries appended while the check runs (ecf
+  // serve may be issuing) come after it and are left for the next run.
+  const head = await headOf(db, tenant.key);
   let hash = GENESIS;
   let last = 0;
   for (;;) {
@@ -142,6 +146,7 @@ async function verifyChain(db: Db, tenant: Tenant, pageRows: number, counts: { e
       .select(['seq', 'at', 'kind', 'ecf_key', 'ref', 'digest', 'data', 'link'])
       .where('tenant_key', '=', tenant.key)
       .where('seq', '>', last)
+      .where('seq', '<=', head.seq)
       .orderBy('seq')
       .limit(pageRows)
       .execute();
@@ -181,20 +186,39 @@ async function verifyChain(db: Db, tenant: Tenant, pageRows: number, counts: { e
     }
     if (rows.length < pageRows) break;
   }
-  const head = await db.selectFrom('journal_heads').select(['seq', 'hash']).where('tenant_key', '=', tenant.key).executeTakeFirst();
-  const headSeq = head ? Number(head.seq) : 0;
-  const headHash = head ? Buffer.from(head.hash) : GENESIS;
-  if (headSeq !== last || !headHash.equals(hash)) {
+  if (head.seq !== last || !head.hash.equals(hash)) {
     throw new Found({
-      seq: headSeq > last ? headSeq : last || null,
+      seq: head.seq > last ? head.seq : last || null,
       kind: null,
       encf: null,
-      what: `the head row holds seq ${headSeq} and hash ${headHash.toString('hex')}; the recomputed chain ends at seq ${last} with hash ${hash.toString('hex')}`,
+      what: `the head row holds seq ${head.seq} and hash ${head.hash.toString('hex')}; the recomputed chain ends at seq ${last} with hash ${hash.toString('hex')}`,
     });
+  }
+  // An append writes its entries and moves the head in one transaction: read in this order (the
+  // last seq, then the head), a journal that goes on past the head was written behind the engine.
+  const max = await db.selectFrom('journal').select(sql<number | string>`max(seq)`.as('seq')).where('tenant_key', '=', tenant.key).executeTakeFirst();
+  const now = await headOf(db, tenant.key);
+  if (max?.seq !== null && max?.seq !== undefined && Number(max.seq) > now.seq) {
+    const past = await db.selectFrom('journal').select(['kind', 'ecf_key', 'ref']).where('tenant_key', '=', tenant.key).where('seq', '=', now.seq + 1).executeTakeFirst();
+    const what = `the entry lies past the head row (seq ${now.seq}): it was written behind the engine`;
+    if (!past) throw new Found({ seq: now.seq + 1, kind: null, encf: null, what });
+    throw await entryFault(db, { seq: now.seq + 1, kind: Number(past.kind), ecfKey: past.ecf_key === null ? null : Number(past.ecf_key), ref: past.ref }, what);
   }
   issued.seal();
   received.seal();
-  return { issued, received };
+  return { issued, received, headSeq: head.seq };
+}
+
+async function headOf(db: Db, tenantKey: number): Promise<{ seq: number; hash: Buffer }> {
+  const row = await db.selectFrom('journal_heads').select(['seq', 'hash']).where('tenant_key', '=', tenantKey).executeTakeFirst();
+  return row ? { seq: Number(row.seq), hash: Buffer.from(row.hash) } : { seq: 0, hash: GENESIS };
+}
+
+/** Whether an entry past the checked head records this e-CF: a few entries at most, read by the primary key. */
+async function recordedAfter(db: Db, tenantKey: number, headSeq: number, kinds: ReadonlySet<number>, of: { ecfKey?: number; ref?: string }): Promise<boolean> {
+  let q = db.selectFrom('journal').select('seq').where('tenant_key', '=', tenantKey).where('seq', '>', headSeq).where('kind', 'in', [...kinds]);
+  q = of.ecfKey !== undefined ? q.where('ecf_key', '=', of.ecfKey) : q.where('ref', '=', of.ref!);
+  return (await q.limit(1).executeTakeFirst()) !== undefined;
 }
 
 /** Each page's entries' digests, read by seq (the primary key). */
@@ -224,7 +248,7 @@ async function digestsOf(db: Db, tenantKey: number, seqs: number[], kinds: Reado
   return found;
 }
 
-async function verifyIssued(db: Db, tenant: Tenant, entries: KeyIndex, pageRows: number): Promise<number> {
+async function verifyIssued(db: Db, tenant: Tenant, entries: KeyIndex, pageRows: number, headSeq: number): Promise<number> {
   let after = -1;
   let n = 0;
   for (;;) {
@@ -240,7 +264,10 @@ async function verifyIssued(db: Db, tenant: Tenant, entries: KeyIndex, pageRows:
     const wanted: { seq: number; encf: string; digest: Buffer }[] = [];
     for (const row of rows) {
       const key = Number(row.store_key);
+      after = key;
       const found = entries.find(key);
+      // Issued while the check ran: its entry is past the head checked.
+      if (found.length === 0 && (await recordedAfter(db, tenant.key, headSeq, ISSUED, { ecfKey: key }))) continue;
       if (found.length !== 1) {
         throw new Found({
           seq: found[1]?.seq ?? null,
@@ -253,7 +280,6 @@ async function verifyIssued(db: Db, tenant: Tenant, entries: KeyIndex, pageRows:
       const xml = row.xml_sha256 ?? (row.document_hash ? Buffer.from(row.document_hash, 'hex') : null);
       if (!xml) throw new Found({ seq: found[0]!.seq, kind: 'ecf.issued', encf: row.encf, what: 'the e-CF has no stored document digest to compare' });
       wanted.push({ seq: found[0]!.seq, encf: row.encf, digest: documentDigest(Buffer.from(xml), row.rfce_sha256 ? Buffer.from(row.rfce_sha256) : null) });
-      after = key;
       n++;
     }
     const recorded = await digestsOf(db, tenant.key, wanted.map((w) => w.seq), ISSUED);
@@ -273,7 +299,7 @@ async function verifyIssued(db: Db, tenant: Tenant, entries: KeyIndex, pageRows:
   return n;
 }
 
-async function verifyReceived(db: Db, tenant: Tenant, entries: KeyIndex, pageRows: number): Promise<number> {
+async function verifyReceived(db: Db, tenant: Tenant, entries: KeyIndex, pageRows: number, headSeq: number): Promise<number> {
   let after = '';
   let n = 0;
   for (;;) {
@@ -288,7 +314,9 @@ async function verifyReceived(db: Db, tenant: Tenant, entries: KeyIndex, pageRow
     const candidates = rows.map((row) => ({ row, found: entries.find(textKey(row.id)) }));
     const recorded = await digestsOf(db, tenant.key, candidates.flatMap((c) => c.found.map((f) => f.seq)), RECEIVED);
     for (const { row, found } of candidates) {
+      after = row.id;
       const mine = found.filter((f) => recorded.get(f.seq)?.ref === row.id);
+      if (mine.length === 0 && (await recordedAfter(db, tenant.key, headSeq, RECEIVED, { ref: row.id }))) continue;
       if (mine.length !== 1) {
         throw new Found({
           seq: mine[1]?.seq ?? null,
@@ -302,7 +330,6 @@ async function verifyReceived(db: Db, tenant: Tenant, entries: KeyIndex, pageRow
       if (!entry.digest || entry.digest.toString('hex') !== row.xml_sha256) {
         throw new Found({ seq: mine[0]!.seq, kind: nameOf(entry.kind), encf: row.encf, what: `the entry records digest ${entry.digest?.toString('hex') ?? 'none'}; the stored bytes' SHA-256 is ${row.xml_sha256}` });
       }
-      after = row.id;
       n++;
     }
     if (rows.length < pageRows) break;
