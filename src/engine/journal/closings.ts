@@ -34,6 +34,8 @@ export interface ClosingsReport {
   readonly written: ClosingWritten[];
   /** Some tenant has more ended periods than one run writes: run again. */
   readonly more: boolean;
+  /** Tenants whose closings could not be written this run (their secret store unreadable...): the next run tries again. */
+  readonly failed: { readonly tenantId: string; readonly error: string }[];
 }
 
 /**
@@ -49,19 +51,26 @@ export async function writeDueClosings(engine: Engine, options: { tenantId?: str
   if (options.tenantId) q = q.where('tenants.id', '=', options.tenantId);
   const tenants = await q.orderBy('tenants.store_key').execute();
   const written: ClosingWritten[] = [];
+  const failed: { tenantId: string; error: string }[] = [];
   let more = false;
   for (const t of tenants) {
-    const credentials = await activeCredentials(engine, t.id);
-    let n = 0;
-    for (; n < limit && !options.signal?.aborted; n++) {
-      const closing = await closeNext(engine, t.id, Number(t.store_key), credentials);
-      if (!closing) break;
-      // Raced: another process wrote that closing; the next turn plans from it.
-      if (closing !== 'raced') written.push(closing);
+    try {
+      const credentials = await activeCredentials(engine, t.id);
+      let n = 0;
+      for (; n < limit && !options.signal?.aborted; n++) {
+        const closing = await closeNext(engine, t.id, Number(t.store_key), credentials);
+        if (!closing) break;
+        // Raced: another process wrote that closing; the next turn plans from it.
+        if (closing !== 'raced') written.push(closing);
+      }
+      if (n === limit) more = true;
+    } catch (e) {
+      // One tenant's trouble does not hold up the others' closings.
+      engine.log.warn({ tenantId: t.id, err: e }, 'closings: could not write this tenant\'s closings; the next run tries again');
+      failed.push({ tenantId: t.id, error: e instanceof Error ? e.message : String(e) });
     }
-    if (n === limit) more = true;
   }
-  return { written, more };
+  return { written, more, failed };
 }
 
 /** The tenant's signing key now, or null (the closings are written unsigned and say so). */

@@ -96,6 +96,22 @@ describe('closings', () => {
     expect((await verifyAudit(engine)).tenants[0]).toMatchObject({ problem: null, closings: { signed: 3 } });
   });
 
+  it('of a tenant whose key cannot be read now are left for the next run, not written unsigned, and do not hold up the others', async () => {
+    const engine = await testEngine();
+    const broken = (await seedIssuer(engine)).tenant;
+    const fine = (await seedIssuer(engine)).tenant;
+    for (const t of [broken, fine]) {
+      const key = await tenantKey(engine.db, t.id);
+      await inTransaction(engine.db, async (tx) => appendJournal(tx, engine.clock.now(), { tenantKey: key, kind: 'settings.changed', data: '{}' }));
+    }
+    await engine.db.updateTable('certificates').set({ secret_ref: 'gone' }).where('tenant_id', '=', broken.id).execute();
+    engine.clock.set('2026-03-11T05:00:00.000Z');
+    const report = await writeDueClosings(engine);
+    expect(report.written).toEqual([{ tenantId: fine.id, kind: 'day', period: '2026-03-10', seq: 2, signed: true }]);
+    expect(report.failed).toMatchObject([{ tenantId: broken.id, error: expect.stringContaining('no longer holds certificate') }]);
+    expect(await closingsOf(engine, await tenantKey(engine.db, broken.id))).toEqual([]);
+  });
+
   it('are written unsigned when the tenant has no certificate, and verify says so; a tenant without entries gets none', async () => {
     const engine = await testEngine();
     const { tenant } = await seedTenant(engine);
