@@ -117,31 +117,31 @@ async function verifyChain(db: Db, tenant: Tenant, pageRows: number, counts: { e
       const seq = Number(row.seq);
       const kind = Number(row.kind);
       const ecfKey = row.ecf_key === null ? null : Number(row.ecf_key);
-      const fault = (what: string) => entryFault(db, { seq, kind, ecfKey, ref: row.ref }, what);
+      const entry: ChainEntry = { tenantKey: tenant.key, seq, at: Number(row.at), kind, ecfKey, ref: row.ref, digest: row.digest, data: row.data };
       if (seq !== last + 1) throw new Found({ seq: last + 1, kind: null, encf: null, what: `entry ${last + 1} is missing: after ${last} the next entry is ${seq}` });
-      if (!kindName(kind)) throw await fault(`kind ${kind} is not in the catalogue (journal/kinds.ts)`);
+      if (!kindName(kind)) throw await entryFault(db, entry, `kind ${kind} is not in the catalogue (journal/kinds.ts)`);
       if (CLOSINGS.has(kind)) {
         const data = JSON.parse(row.data ?? 'null') as ClosingData | null;
-        if (!data?.lockedHead) throw await fault('the closing holds no locked head');
+        if (!data?.lockedHead) throw await entryFault(db, entry, 'the closing holds no locked head');
         if (data.lockedHead.seq !== seq - 1 || data.lockedHead.hash !== hash.toString('hex')) {
-          throw await fault(`the closing locked seq ${data.lockedHead.seq} with hash ${data.lockedHead.hash}; the recomputed chain has seq ${seq - 1} with hash ${hash.toString('hex')}`);
+          throw await entryFault(db, entry, `the closing locked seq ${data.lockedHead.seq} with hash ${data.lockedHead.hash}; the recomputed chain has seq ${seq - 1} with hash ${hash.toString('hex')}`);
         }
       }
-      hash = nextHashFast(hash, { tenantKey: tenant.key, seq, at: Number(row.at), kind, ecfKey, ref: row.ref, digest: row.digest, data: row.data });
+      hash = nextHashFast(hash, entry);
       if (!linkOf(hash).equals(row.link)) {
-        throw await fault(`its stored link ${Buffer.from(row.link).toString('hex')} is not the recomputed ${linkOf(hash).toString('hex')}: the entry was changed (or put in another's place)`);
+        throw await entryFault(db, entry, `its stored link ${Buffer.from(row.link).toString('hex')} is not the recomputed ${linkOf(hash).toString('hex')}: the entry was changed (or put in another's place)`);
       }
       if (CLOSINGS.has(kind)) {
         // Checked after the link: a closing edited in place is named as an edited entry first.
         const verdict = checkClosingSignature(JSON.parse(row.data!) as ClosingData);
-        if (!verdict.ok) throw await fault(`the closing's ${verdict.reason}`);
+        if (!verdict.ok) throw await entryFault(db, entry, `the closing's ${verdict.reason}`);
         counts[verdict.signed ? 'signed' : 'unsigned']++;
       }
       if (ISSUED.has(kind)) {
-        if (ecfKey === null) throw await fault('an e-CF entry without its e-CF');
+        if (ecfKey === null) throw await entryFault(db, entry, 'an e-CF entry without its e-CF');
         issued.add(ecfKey, seq);
       } else if (RECEIVED.has(kind)) {
-        if (row.ref === null) throw await fault('a received e-CF entry without its id');
+        if (row.ref === null) throw await entryFault(db, entry, 'a received e-CF entry without its id');
         received.add(textKey(row.ref), seq);
       }
       last = seq;
