@@ -39,6 +39,8 @@ export const DEFAULT_JOBS: readonly JobSpec[] = [
   { name: 'alerts', path: jobFile('alerts'), interval: '15m', firstRunAfterMs: 40_000 },
   // Billing periods close within 15 minutes of the month's end (Dominican time).
   { name: 'usage', path: jobFile('usage'), interval: '15m', firstRunAfterMs: 50_000 },
+  // The journal's closings, written within 15 minutes of a Dominican day's end (after a minute's grace).
+  { name: 'closings', path: jobFile('closings'), interval: '15m', firstRunAfterMs: 60_000 },
 ];
 
 export interface SchedulerOptions {
