@@ -9,6 +9,7 @@ import { taxauthOf } from '../ecf/views.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { readEcfXml, readRfceXml } from '../store/documents/index.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
+import { JOURNAL_KINDS } from '../journal/index.js';
 import { LedgerFiles } from './ledger-files.js';
 import { documentFacts, ledgerRow, type Totals } from './ledger.js';
 import { MANIFEST_NAME, ManifestWriter, type JournalPosition, type TypeCount } from './manifest.js';
@@ -64,13 +65,13 @@ async function exportCredentials(engine: Engine, tenantId: string) {
   }
 }
 
-/** The journal's last entry before the period's end, and the month's closing entry (kind 17) when there is one. */
+/** The journal's last entry before the period's end, and the month's closing entry (closing.month) when there is one. */
 async function journalPosition(engine: Engine, key: number, period: ExportPeriod): Promise<JournalPosition | null> {
   const last = await engine.db.selectFrom('journal').select(['seq', 'link']).where('tenant_key', '=', key).where('at', '<', period.endMs).orderBy('seq', 'desc').limit(1).executeTakeFirst();
   if (!last) return null;
   let closing: string | null = null;
   if (period.month !== null) {
-    const closings = await engine.db.selectFrom('journal').select('data').where('tenant_key', '=', key).where('kind', '=', 17).orderBy('seq', 'desc').limit(1000).execute();
+    const closings = await engine.db.selectFrom('journal').select('data').where('tenant_key', '=', key).where('kind', '=', JOURNAL_KINDS['closing.month']).orderBy('seq', 'desc').limit(1000).execute();
     for (const c of closings) {
       try {
         if (c.data !== null && (JSON.parse(c.data) as { period?: unknown }).period === period.month) {

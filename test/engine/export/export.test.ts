@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { revokeCertificate, listCertificates } from '../../../src/engine/certificates/certificates.js';
 import { exportPeriod, exportPeriodFile, verifyExport } from '../../../src/engine/export/index.js';
+import { appendJournal } from '../../../src/engine/journal/index.js';
+import { inTransaction } from '../../../src/engine/store/database.js';
+import { tenantKey } from '../../../src/engine/tenants/lookup.js';
 import { tempDir } from '../../helpers.js';
 import { periodWithEveryDocument } from './period-fixture.js';
 
@@ -115,11 +118,36 @@ describe('the period export', () => {
     expect(changed.problems.find((p) => p.file === 'ledger-issued.csv')?.problem).toContain(`e-NCF ${e31.encf}`);
   }, SLOW);
 
-  it('a changed ledger row or manifest is named; no active certificate is refused, naming the rule, and leaves no file', async () => {
-    const { h, e31 } = await periodWithEveryDocument();
+  it('the month\'s closing in the manifest, verbatim; the XLSX sheets with totals; a changed ledger row or manifest is named; no active certificate is refused, naming the rule, and leaves no file', async () => {
+    const { h, e31, e34 } = await periodWithEveryDocument();
     const dir = tempDir('ecf-export-');
     const file = join(dir, 'marzo.zip');
-    await exportPeriodFile(h.engine, h.tenant.id, exportPeriod({ month: '2026-03' }), file);
+    // A closing of March (helper B writes these; kind closing.month, its data JSON text), and one of February that is not this export's.
+    const key = await tenantKey(h.engine.db, h.tenant.id);
+    const closing = JSON.stringify({ period: '2026-03', counts: { issued: 3 }, note: 'a < b & "c"' });
+    await inTransaction(h.engine.db, async (tx) => {
+      appendJournal(tx, h.engine.clock.now(), { tenantKey: key, kind: 'closing.month', data: JSON.stringify({ period: '2026-02' }) });
+      appendJournal(tx, h.engine.clock.now(), { tenantKey: key, kind: 'closing.month', data: closing });
+    });
+    const last = await h.engine.db.selectFrom('journal').select(['seq', 'link']).where('tenant_key', '=', key).orderBy('seq', 'desc').limit(1).executeTakeFirstOrThrow();
+    const report = await exportPeriodFile(h.engine, h.tenant.id, exportPeriod({ month: '2026-03' }), file);
+    expect(report.journal).toEqual({ seq: Number(last.seq), link: Buffer.from(last.link).toString('hex'), closing });
+    const manifestText = unzipRead(file, 'manifest.xml').toString('utf8');
+    expect(manifestText).toContain(`<Closing>${closing.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</Closing>`);
+    expect(manifestText).toContain('<Count><Section>issued</Section><Type>34</Type><Documents>1</Documents>');
+
+    const { default: Excel } = await import('exceljs');
+    const book = new Excel.Workbook();
+    await book.xlsx.load(unzipRead(file, 'ledger.xlsx') as never);
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Issued', 'Received']);
+    const issued = book.getWorksheet('Issued')!;
+    expect(issued.rowCount).toBe(5); // header, three e-CF, totals
+    const totalColumn = (issued.getRow(1).values as string[]).indexOf('total');
+    const sum = [2, 3, 4].reduce((s, r) => s + Math.round(Number(issued.getRow(r).getCell(totalColumn).value) * 100), 0);
+    expect(issued.getRow(5).getCell(1).value).toBe('TOTAL (3)');
+    expect(Math.round(Number(issued.getRow(5).getCell(totalColumn).value) * 100)).toBe(sum);
+    expect(String(issued.getRow(4).getCell(1).value)).toBe(e34.encf);
+
     const script = `
 import sys, zipfile
 src, out, target = sys.argv[1:4]
