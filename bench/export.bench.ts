@@ -25,7 +25,8 @@ async function child(step: 'export' | 'verify', dataDir: string, file: string): 
     const { exportPeriod, exportPeriodFile } = await import('../src/engine/export/index.js');
     const engine = await openEngine({ dataDir });
     const { id } = await engine.db.selectFrom('tenants').select('id').executeTakeFirstOrThrow();
-    const report = await exportPeriodFile(engine, id, exportPeriod({ month: '2026-10' }), file);
+    // The production e-CF (92 % of the loaded rows; bench/ecf-rows.ts spreads them over the three environments).
+    const report = await exportPeriodFile(engine, id, exportPeriod({ month: '2026-10' }), file, { environment: 'production' });
     await engine.close();
     console.log(JSON.stringify({ seconds: (performance.now() - began) / 1000, peakRssMiB: process.resourceUsage().maxRSS / 1024, issued: report.issued, files: report.files }));
   } else {
@@ -78,13 +79,14 @@ async function main(): Promise<void> {
   const file = join(dataDir, 'octubre.zip');
   const exported = measured('export', dataDir, file);
   const bytes = statSync(file).size;
+  const issued = Number(exported.issued);
   console.log(
-    `export: ${exported.seconds.toFixed(1)} s, ${Math.round(ROWS / exported.seconds).toLocaleString('en')} e-CF/s, peak RSS ${Math.round(exported.peakRssMiB)} MB` +
-      ` (target <= 300 MB: ${exported.peakRssMiB <= 300 ? 'ok' : 'MISSED'}); ZIP ${(bytes / 2 ** 20).toFixed(1)} MiB, ${Math.round(bytes / ROWS).toLocaleString('en')} bytes per e-CF, ${String(exported.files)} files`,
+    `export: ${issued.toLocaleString('en')} production e-CF in ${exported.seconds.toFixed(1)} s (process start included), ${Math.round(issued / exported.seconds).toLocaleString('en')} e-CF/s, peak RSS ${Math.round(exported.peakRssMiB)} MB` +
+      ` (target <= 300 MB: ${exported.peakRssMiB <= 300 ? 'ok' : 'MISSED'}); ZIP ${(bytes / 2 ** 20).toFixed(1)} MiB, ${Math.round(bytes / issued).toLocaleString('en')} bytes per e-CF, ${String(exported.files)} files`,
   );
   const verified = measured('verify', dataDir, file);
   console.log(
-    `verify: ${verified.seconds.toFixed(1)} s, ${Math.round(ROWS / verified.seconds).toLocaleString('en')} e-CF/s, peak RSS ${Math.round(verified.peakRssMiB)} MB, ` +
+    `verify: ${verified.seconds.toFixed(1)} s, ${Math.round(issued / verified.seconds).toLocaleString('en')} e-CF/s, peak RSS ${Math.round(verified.peakRssMiB)} MB, ` +
       `${String(verified.signatures)} signatures checked, ${verified.ok ? 'the export holds' : `FAILED: ${JSON.stringify(verified.problems)}`}; export/verify time ratio ${(exported.seconds / verified.seconds).toFixed(2)}`,
   );
   if (process.env.BENCH_KEEP_DIR) console.log(`kept: ${dataDir}`);

@@ -4,10 +4,11 @@ import { sql } from 'kysely';
 import { credentialsIn } from '../certificates/certificates.js';
 import { fromRowInstant } from '../clock.js';
 import type { Engine } from '../engine-types.js';
-import { EngineError, conflict } from '../errors.js';
+import { EngineError, conflict, invalidField } from '../errors.js';
+import { ENVIRONMENTS } from '../schema-types.js';
 import { taxauthOf } from '../ecf/views.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { readEcfXml, readRfceXml } from '../store/documents/index.js';
+import { keptContextDecoder } from '../store/documents/index.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { JOURNAL_KINDS } from '../journal/index.js';
 import { LedgerFiles } from './ledger-files.js';
@@ -31,6 +32,8 @@ export interface ExportProgress {
 }
 
 export interface ExportOptions {
+  /** The environment exported (test, cert or production); the tenant's default environment unless given. An e-NCF may exist in each. */
+  readonly environment?: string | undefined;
   readonly onProgress?: (p: ExportProgress) => void;
   /** Documents per page read from the store. */
   readonly pageSize?: number;
@@ -39,6 +42,7 @@ export interface ExportOptions {
 export interface ExportReport {
   readonly file: string;
   readonly tenantId: string;
+  readonly environment: string;
   readonly from: string;
   readonly to: string;
   readonly files: number;
@@ -96,6 +100,8 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
   const db = engine.db;
   const tenant = await requireTenant(db, tenantId);
   const key = await tenantKey(db, tenantId);
+  const environment = options.environment ?? tenant.default_environment;
+  if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw invalidField('environment', 'Export.Environment', `environment must be one of ${ENVIRONMENTS.join(', ')}.`);
   const credentials = await exportCredentials(engine, tenantId);
   const partial = `${file}.partial`;
   const side = { manifest: `${partial}.manifest`, issued: `${partial}.issued.csv`, received: `${partial}.received.csv`, xlsx: `${partial}.xlsx` };
@@ -103,7 +109,7 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
   const now = engine.clock.now();
   const zip = new ZipWriter(partial, now);
   const manifest = new ManifestWriter(side.manifest, {
-    tenantId: tenant.id, rnc: tenant.rnc, legalName: tenant.legal_name, from: period.from, to: period.to, createdAt: now.toISOString(),
+    tenantId: tenant.id, rnc: tenant.rnc, legalName: tenant.legal_name, environment, from: period.from, to: period.to, createdAt: now.toISOString(),
     certificateSha256: createHash('sha256').update(credentials.certificate.raw).digest('hex'),
   });
   const counts = { issued: 0, received: 0, annulments: 0, approvals: 0 };
@@ -113,6 +119,10 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
     documents++;
   };
   const progress = (phase: ExportProgress['phase']) => options.onProgress?.({ phase, documents });
+  // One kept decompression context for the whole walk (as `ecf store verify` reads): a context per
+  // document is native memory the garbage collector does not see, and the export's RSS would grow.
+  const decoder = keptContextDecoder();
+  const read = (blob: Buffer, digest: Buffer | string | null, ref: { table: string; column: string; id: string; encf?: string | null }) => engine.documents.read(db, blob, digest, ref, decoder);
   try {
     const ledger = await LedgerFiles.open(side);
     const startIso = new Date(period.startMs).toISOString();
@@ -123,12 +133,13 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
       const { rows } = await sql<{ k: number; at: number; id: string; encf: string; status: string; taxauth: string | null; environment: string; document_hash: string; xml: Buffer; xml_sha256: Buffer | null; rfce_xml: Buffer | null; rfce_sha256: Buffer | null }>`
         select e.store_key as k, e.issued_at as at, e.id, e.encf, e.status, e.taxauth, e.environment, e.document_hash, d.xml, d.xml_sha256, d.rfce_xml, d.rfce_sha256
         from ecf e join ecf_documents d on d.ecf_key = e.store_key
-        where e.tenant_key = ${key} and e.issued_at >= ${period.startMs} and e.issued_at < ${period.endMs}
+        where e.tenant_key = ${key} and e.environment = ${environment} and e.issued_at >= ${period.startMs} and e.issued_at < ${period.endMs}
           and (e.issued_at > ${after.at} or (e.issued_at = ${after.at} and e.store_key > ${after.k}))
         order by e.issued_at, e.store_key limit ${sql.lit(pageSize)}`.execute(db);
       for (const r of rows) {
-        const xml = await readEcfXml(engine.documents, db, r);
-        const rfce = await readRfceXml(engine.documents, db, r);
+        const ref = { table: 'ecf_documents', id: r.id, encf: r.encf };
+        const xml = await read(r.xml, r.xml_sha256 ?? r.document_hash, { ...ref, column: 'xml' });
+        const rfce = r.rfce_xml === null ? null : await read(r.rfce_xml, r.rfce_sha256, { ...ref, column: 'rfce_xml' });
         const base = `issued/${token(tenant.rnc)}/${token(r.encf)}`;
         add(`${base}.xml`, xml);
         if (rfce) add(`${base}.rfce.xml`, rfce);
@@ -145,11 +156,11 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
 
     for (let after = { at: '', id: '' }; ;) {
       const rows = await db.selectFrom('annulments').select(['id', 'created_at', 'xml', 'xml_sha256'])
-        .where('tenant_id', '=', tenantId).where('created_at', '>=', startIso).where('created_at', '<', endIso)
+        .where('tenant_id', '=', tenantId).where('environment', '=', environment).where('created_at', '>=', startIso).where('created_at', '<', endIso)
         .where((eb) => eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]))
         .orderBy('created_at').orderBy('id').limit(pageSize).execute();
       for (const r of rows) {
-        add(`annulments/${token(r.id)}.xml`, await engine.documents.read(db, r.xml, r.xml_sha256, { table: 'annulments', column: 'xml', id: r.id }));
+        add(`annulments/${token(r.id)}.xml`, await read(r.xml, r.xml_sha256, { table: 'annulments', column: 'xml', id: r.id }));
         counts.annulments++;
       }
       progress('annulments');
@@ -161,22 +172,22 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
     ledger.begin('received');
     for (let after = { at: '', id: '' }; ;) {
       const rows = await db.selectFrom('received_ecf').select(['id', 'received_at', 'status', 'environment', 'issuer_rnc', 'encf', 'xml', 'xml_sha256', 'arecf_xml', 'arecf_sha256'])
-        .where('tenant_id', '=', tenantId).where('received_at', '>=', startIso).where('received_at', '<', endIso)
+        .where('tenant_id', '=', tenantId).where('environment', '=', environment).where('received_at', '>=', startIso).where('received_at', '<', endIso)
         .where((eb) => eb.or([eb('received_at', '>', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '>', after.id)])]))
         .orderBy('received_at').orderBy('id').limit(pageSize).execute();
       const answers = rows.length === 0 ? [] : await db.selectFrom('received_ecf_approvals').select(['id', 'received_ecf_id', 'xml', 'xml_sha256'])
         .where('received_ecf_id', 'in', rows.map((r) => r.id)).orderBy('decided_at').orderBy('id').execute();
       for (const r of rows) {
         const ref = { table: 'received_ecf', id: r.id, encf: r.encf };
-        const xml = await engine.documents.read(db, r.xml, r.xml_sha256, { ...ref, column: 'xml' });
-        const arecf = await engine.documents.read(db, r.arecf_xml, r.arecf_sha256, { ...ref, column: 'arecf_xml' });
+        const xml = await read(r.xml, r.xml_sha256, { ...ref, column: 'xml' });
+        const arecf = await read(r.arecf_xml, r.arecf_sha256, { ...ref, column: 'arecf_xml' });
         // Refusals may repeat an e-NCF: they are kept under their own id, apart, and are not in the ledger.
         const base = r.status === 'received' ? `received/${token(r.issuer_rnc)}/${token(r.encf)}` : `received/refused/${token(r.id)}`;
         add(`${base}.xml`, xml);
         add(`${base}.arecf.xml`, arecf);
         let n = 0;
         for (const a of answers.filter((x) => x.received_ecf_id === r.id)) {
-          add(`${base}.acecf${n++ === 0 ? '' : `-${n}`}.xml`, await engine.documents.read(db, a.xml, a.xml_sha256, { table: 'received_ecf_approvals', column: 'xml', id: a.id, encf: r.encf }));
+          add(`${base}.acecf${n++ === 0 ? '' : `-${n}`}.xml`, await read(a.xml, a.xml_sha256, { table: 'received_ecf_approvals', column: 'xml', id: a.id, encf: r.encf }));
         }
         if (r.status === 'received') {
           const facts = documentFacts(xml);
@@ -191,12 +202,14 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
     }
 
     for (let after = { at: '', id: '' }; ;) {
-      const rows = await db.selectFrom('inbound_approvals').select(['id', 'received_at', 'encf', 'buyer_rnc', 'xml', 'xml_sha256'])
-        .where('tenant_id', '=', tenantId).where('received_at', '>=', startIso).where('received_at', '<', endIso)
-        .where((eb) => eb.or([eb('received_at', '>', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '>', after.id)])]))
-        .orderBy('received_at').orderBy('id').limit(pageSize).execute();
+      // An approval is of the environment of the e-CF it answers.
+      const rows = await db.selectFrom('inbound_approvals as a').innerJoin('ecf as e', 'e.id', 'a.ecf_id')
+        .select(['a.id', 'a.received_at', 'a.encf', 'a.buyer_rnc', 'a.xml', 'a.xml_sha256'])
+        .where('a.tenant_id', '=', tenantId).where('e.environment', '=', environment).where('a.received_at', '>=', startIso).where('a.received_at', '<', endIso)
+        .where((eb) => eb.or([eb('a.received_at', '>', after.at), eb.and([eb('a.received_at', '=', after.at), eb('a.id', '>', after.id)])]))
+        .orderBy('a.received_at').orderBy('a.id').limit(pageSize).execute();
       for (const r of rows) {
-        add(`approvals/${token(r.encf)}.${token(r.buyer_rnc)}.acecf.xml`, await engine.documents.read(db, r.xml, r.xml_sha256, { table: 'inbound_approvals', column: 'xml', id: r.id, encf: r.encf }));
+        add(`approvals/${token(r.encf)}.${token(r.buyer_rnc)}.acecf.xml`, await read(r.xml, r.xml_sha256, { table: 'inbound_approvals', column: 'xml', id: r.id, encf: r.encf }));
         counts.approvals++;
       }
       progress('approvals');
@@ -220,7 +233,7 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
     const files = zip.entries;
     const bytes = zip.written;
     renameSync(partial, file);
-    return { file, tenantId, from: period.from, to: period.to, files, bytes, ...counts, journal };
+    return { file, tenantId, environment, from: period.from, to: period.to, files, bytes, ...counts, journal };
   } catch (e) {
     zip.abandon();
     manifest.abandon();

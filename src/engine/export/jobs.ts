@@ -5,7 +5,7 @@ import type { Selectable } from 'kysely';
 import type { Engine } from '../engine-types.js';
 import { EngineError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { Nullable } from '../schema-types.js';
+import { ENVIRONMENTS, Nullable } from '../schema-types.js';
 import { inTransaction } from '../store/database.js';
 import type { ExportsTable } from '../store/schema.js';
 import { requireTenant } from '../tenants/lookup.js';
@@ -29,6 +29,7 @@ export const EXPORTS_DIR = 'exports';
 export const ExportRequestBody = Type.Object(
   {
     month: Type.Optional(Type.String({ description: 'A Dominican calendar month, yyyy-MM' })),
+    environment: Type.Optional(Type.String({ description: "test, cert or production; the tenant's default environment when left out" })),
     from: Type.Optional(Type.String({ description: 'First day, yyyy-MM-dd (included)' })),
     to: Type.Optional(Type.String({ description: 'Last day, yyyy-MM-dd (included)' })),
   },
@@ -38,6 +39,7 @@ export const ExportRequestBody = Type.Object(
 export const ExportJobView = Type.Object({
   id: Type.String(),
   status: Type.String({ description: 'pending, running, ready or failed' }),
+  environment: Type.String(),
   from: Type.String(),
   to: Type.String(),
   reason: Nullable(Type.String({ description: 'Why it failed' })),
@@ -54,6 +56,7 @@ function view(r: Selectable<ExportsTable>): ExportJobView {
   return {
     id: r.id,
     status: r.status,
+    environment: r.environment,
     from: r.period_from,
     to: r.period_to,
     reason: r.reason,
@@ -68,14 +71,17 @@ export async function requestExport(engine: Engine, tenantId: string, body: unkn
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidField('', 'Export.BodyObject', 'The body must be a JSON object with month, or from and to.');
   const input = body as Record<string, unknown>;
   for (const [field, value] of Object.entries(input)) {
-    if (!['month', 'from', 'to'].includes(field)) throw invalidField(field, 'Export.UnknownField', `${field} is not a field of an export request (month, or from and to).`);
+    if (!['month', 'from', 'to', 'environment'].includes(field)) throw invalidField(field, 'Export.UnknownField', `${field} is not a field of an export request (month, or from and to; environment).`);
     if (typeof value !== 'string') throw invalidField(field, 'Export.NotText', `${field} must be text.`);
   }
-  const period = exportPeriod(input as { month?: string; from?: string; to?: string });
-  await requireTenant(engine.db, tenantId);
+  const { environment: asked, ...dates } = input as { month?: string; from?: string; to?: string; environment?: string };
+  const period = exportPeriod(dates);
+  const tenant = await requireTenant(engine.db, tenantId);
+  const environment = asked ?? tenant.default_environment;
+  if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw invalidField('environment', 'Export.Environment', `environment must be one of ${ENVIRONMENTS.join(', ')}.`);
   const now = engine.clock.now();
   const row: Selectable<ExportsTable> = {
-    id: newId(), tenant_id: tenantId, period_from: period.from, period_to: period.to, status: 'pending', reason: null, file_bytes: null, created_at: now.toISOString(), finished_at: null,
+    id: newId(), tenant_id: tenantId, environment, period_from: period.from, period_to: period.to, status: 'pending', reason: null, file_bytes: null, created_at: now.toISOString(), finished_at: null,
   };
   await inTransaction(engine.db, async (tx) => {
     await tx.insertInto('exports').values(row).execute();
@@ -121,7 +127,7 @@ export async function runExportHandler(engine: Engine, item: WorkItem): Promise<
   mkdirSync(join(engine.dataDir, EXPORTS_DIR), { recursive: true, mode: 0o700 });
   let outcome: { status: 'ready'; bytes: number } | { status: 'failed'; reason: string };
   try {
-    const report = await exportPeriodFile(engine, row.tenant_id, exportPeriod({ from: row.period_from, to: row.period_to }), path);
+    const report = await exportPeriodFile(engine, row.tenant_id, exportPeriod({ from: row.period_from, to: row.period_to }), path, { environment: row.environment });
     outcome = { status: 'ready', bytes: report.bytes };
   } catch (e) {
     if (!(e instanceof EngineError)) {

@@ -22,6 +22,7 @@ export interface ManifestHead {
   readonly tenantId: string;
   readonly rnc: string;
   readonly legalName: string;
+  readonly environment: string;
   readonly from: string;
   readonly to: string;
   readonly createdAt: string;
@@ -54,7 +55,7 @@ export class ManifestWriter {
     this.#put(
       `<${MANIFEST_ROOT}>${el('Version', 1)}` +
         `<Tenant>${el('Id', head.tenantId)}${el('RNC', head.rnc)}${el('Name', head.legalName)}</Tenant>` +
-        `<Period>${el('From', head.from)}${el('To', head.to)}</Period>` +
+        `${el('Environment', head.environment)}<Period>${el('From', head.from)}${el('To', head.to)}</Period>` +
         `${el('CreatedAt', head.createdAt)}${el('CertificateSHA256', head.certificateSha256)}<Files>`,
     );
   }

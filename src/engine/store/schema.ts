@@ -566,6 +566,8 @@ export interface JournalHeadsTable {
 export interface ExportsTable {
   id: string;
   tenant_id: string;
+  /** test, cert or production: an export is of one environment. */
+  environment: string;
   /** Dominican days, both included. */
   period_from: string;
   period_to: string;

@@ -21,7 +21,7 @@ describe('POST /api/v1/exports, its status and its file', () => {
     const call = (method: 'GET' | 'POST', url: string, key: string, payload?: unknown) =>
       app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload !== undefined && { payload: payload as object }) });
 
-    for (const [body, field] of [[{ month: '2026-3' }, 'month'], [{ from: '2026-03-01' }, 'to'], [{ from: '2026-03-02', to: '2026-03-01' }, 'to'], [{ month: '2026-03', kind: 'x' }, 'kind']] as const) {
+    for (const [body, field] of [[{ month: '2026-3' }, 'month'], [{ from: '2026-03-01' }, 'to'], [{ from: '2026-03-02', to: '2026-03-01' }, 'to'], [{ month: '2026-03', kind: 'x' }, 'kind'], [{ month: '2026-03', environment: 'prod' }, 'environment']] as const) {
       const bad = await call('POST', '/api/v1/exports', keys.admin_tenant, body);
       expect(bad.statusCode, JSON.stringify(body)).toBe(400);
       expect(bad.headers['content-type']).toContain('application/problem+json');
@@ -33,7 +33,7 @@ describe('POST /api/v1/exports, its status and its file', () => {
     const asked = await call('POST', '/api/v1/exports', keys.admin_tenant, { month: '2026-03' });
     expect(asked.statusCode).toBe(202);
     const job = asked.json();
-    expect(job).toMatchObject({ status: 'pending', from: '2026-03-01', to: '2026-03-31', links: { self: `/api/v1/exports/${job.id}`, file: `/api/v1/exports/${job.id}/file` } });
+    expect(job).toMatchObject({ status: 'pending', environment: 'test', from: '2026-03-01', to: '2026-03-31', links: { self: `/api/v1/exports/${job.id}`, file: `/api/v1/exports/${job.id}/file` } });
     const early = await call('GET', job.links.file, keys.admin_tenant);
     expect(early.statusCode).toBe(409);
     expect(early.json()).toMatchObject({ code: 'Export.NotReady' });

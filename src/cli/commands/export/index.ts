@@ -16,6 +16,7 @@ export default class Export extends EcfCommand {
     month: Flags.string({ description: 'A Dominican calendar month, yyyy-MM', exclusive: ['from', 'to'] }),
     from: Flags.string({ description: 'First day (yyyy-MM-dd, Dominican date, included)', dependsOn: ['to'] }),
     to: Flags.string({ description: 'Last day (yyyy-MM-dd, Dominican date, included)', dependsOn: ['from'] }),
+    env: Flags.string({ description: "The environment exported (test, cert or production); the tenant's default environment when left out" }),
     output: Flags.string({ char: 'o', description: 'The ZIP file to write', required: true }),
   };
 
@@ -27,10 +28,10 @@ export default class Export extends EcfCommand {
     // A progress line only for a person watching: never in a pipe or a log.
     const tty = process.stderr.isTTY === true;
     const onProgress = tty ? (p: ExportProgress) => process.stderr.write(`\r${p.phase}: ${p.documents} document(s) written`.padEnd(60)) : undefined;
-    const report = await exportPeriodFile(engine, tenant.id, period, resolve(flags.output), { ...(onProgress && { onProgress }) });
+    const report = await exportPeriodFile(engine, tenant.id, period, resolve(flags.output), { environment: flags.env, ...(onProgress && { onProgress }) });
     if (tty) process.stderr.write('\n');
     this.log(
-      `${report.file}: ${report.files} file(s), ${report.bytes} bytes; ${report.issued} issued, ${report.annulments} annulment(s), ${report.received} received, ${report.approvals} approval(s) received, ${report.from} to ${report.to}` +
+      `${report.file}: ${report.files} file(s), ${report.bytes} bytes; ${report.issued} issued, ${report.annulments} annulment(s), ${report.received} received, ${report.approvals} approval(s) received, ${report.environment}, ${report.from} to ${report.to}` +
         (report.journal ? `; journal at entry ${report.journal.seq} (${report.journal.link})${report.journal.closing ? ', month closed' : ''}` : '; no journal entry before the period\'s end'),
     );
     return report;

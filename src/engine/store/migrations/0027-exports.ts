@@ -12,6 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('exports')
     .addColumn('id', 'text', (col) => col.primaryKey())
     .addColumn('tenant_id', 'text', (col) => col.notNull())
+    .addColumn('environment', 'text', (col) => col.notNull())
     .addColumn('period_from', 'text', (col) => col.notNull())
     .addColumn('period_to', 'text', (col) => col.notNull())
     .addColumn('status', 'text', (col) => col.notNull())
