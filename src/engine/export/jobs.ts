@@ -13,6 +13,7 @@ import type { WorkOutcome } from '../work/run.js';
 import { enqueue, type WorkItem } from '../work/queue.js';
 import { exportPeriodFile } from './export-period.js';
 import { exportPeriod } from './period.js';
+import { EXPORTS_DIR, exportFilePath } from './paths.js';
 
 /**
  * Exports asked for over the API (POST /api/v1/exports, an addition to the
@@ -24,7 +25,6 @@ import { exportPeriod } from './period.js';
  */
 
 export const EXPORT_KIND = 'export.run';
-export const EXPORTS_DIR = 'exports';
 
 export const ExportRequestBody = Type.Object(
   {
@@ -49,8 +49,6 @@ export const ExportJobView = Type.Object({
   links: Type.Object({ self: Type.String(), file: Type.String() }),
 });
 export type ExportJobView = Static<typeof ExportJobView>;
-
-export const exportFilePath = (engine: Engine, id: string): string => join(engine.dataDir, EXPORTS_DIR, `${id}.zip`);
 
 function view(r: Selectable<ExportsTable>): ExportJobView {
   return {

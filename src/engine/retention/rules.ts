@@ -7,7 +7,7 @@ import type { Database } from '../store/schema.js';
 import type { SettingKey } from '../settings/catalogue.js';
 import type { STORE_TABLES } from './inventory.js';
 import type { Engine } from '../engine-types.js';
-import { exportFilePath } from '../export/jobs.js';
+import { exportFilePath } from '../export/paths.js';
 
 /** The tables the inventory says are cleaned. */
 export type CleanedTable = { [T in keyof typeof STORE_TABLES]: (typeof STORE_TABLES)[T]['class'] extends 'cleaned' ? T : never }[keyof typeof STORE_TABLES];
