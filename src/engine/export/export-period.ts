@@ -123,8 +123,8 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
   // document is native memory the garbage collector does not see, and the export's RSS would grow.
   const decoder = keptContextDecoder();
   const read = (blob: Buffer, digest: Buffer | string | null, ref: { table: string; column: string; id: string; encf?: string | null }) => engine.documents.read(db, blob, digest, ref, decoder);
+  const ledger = new LedgerFiles(side);
   try {
-    const ledger = await LedgerFiles.open(side);
     const startIso = new Date(period.startMs).toISOString();
     const endIso = new Date(period.endMs).toISOString();
 
@@ -219,7 +219,7 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
     }
 
     progress('ledger');
-    await ledger.finish();
+    await ledger.finish(now);
     manifest.file(await zip.addFile('ledger-issued.csv', side.issued));
     manifest.file(await zip.addFile('ledger-received.csv', side.received));
     manifest.file(await zip.addFile('ledger.xlsx', side.xlsx));
@@ -237,6 +237,7 @@ export async function exportPeriodFile(engine: Engine, tenantId: string, period:
   } catch (e) {
     zip.abandon();
     manifest.abandon();
+    ledger.abandon();
     rmSync(partial, { force: true });
     throw e;
   } finally {

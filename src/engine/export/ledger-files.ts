@@ -1,13 +1,12 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type ExcelJS from 'exceljs';
+import { XlsxWriter } from './xlsx-writer.js';
 import { AMOUNT_COLUMNS, LEDGER_HEADER, Totals, csvLine, type DocumentFacts } from './ledger.js';
 
 /**
  * The ledger written as rows arrive: a CSV per side (issued, received) and
- * one XLSX with a sheet per side, through exceljs' streaming WorkbookWriter
- * (each row committed, so no sheet is held). The issued side is written
- * whole before the received one starts: a streamed sheet is finished before
- * the next is begun.
+ * one XLSX with a sheet per side (xlsx-writer.ts: rows go to disk as they
+ * come). The issued side is written whole before the received one starts:
+ * a streamed sheet is finished before the next is begun.
  */
 
 type Row = Record<(typeof LEDGER_HEADER)[number], string>;
@@ -38,43 +37,42 @@ export class LedgerFiles {
   readonly totals = { issued: new Totals(), received: new Totals() };
   #side: 'issued' | 'received' | null = null;
   #csv: CsvFile | null = null;
-  #sheet: ExcelJS.Worksheet | null = null;
+  readonly #workbook: XlsxWriter;
 
-  private constructor(readonly paths: { issued: string; received: string; xlsx: string }, readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter) {}
-
-  static async open(paths: { issued: string; received: string; xlsx: string }): Promise<LedgerFiles> {
-    // Loaded here: exceljs is some 300 files, and only an export writes a workbook.
-    const { default: Excel } = await import('exceljs');
-    return new LedgerFiles(paths, new Excel.stream.xlsx.WorkbookWriter({ filename: paths.xlsx, useStyles: false, useSharedStrings: false }));
+  constructor(readonly paths: { issued: string; received: string; xlsx: string }) {
+    this.#workbook = new XlsxWriter(paths.xlsx);
   }
 
   begin(side: 'issued' | 'received'): void {
     this.#endSide();
     this.#side = side;
     this.#csv = new CsvFile(this.paths[side]);
-    this.#sheet = this.workbook.addWorksheet(side === 'issued' ? 'Issued' : 'Received');
-    this.#sheet.addRow([...LEDGER_HEADER]).commit();
+    this.#workbook.addSheet(side === 'issued' ? 'Issued' : 'Received');
+    this.#workbook.addRow(LEDGER_HEADER);
   }
 
   add(facts: DocumentFacts, row: Row): void {
-    if (!this.#side || !this.#csv || !this.#sheet) throw new Error('LedgerFiles.begin first');
+    if (!this.#side || !this.#csv) throw new Error('LedgerFiles.begin first');
     this.totals[this.#side].add(facts);
     this.#csv.add(row);
-    this.#sheet.addRow(LEDGER_HEADER.map((c) => (AMOUNTS.has(c) ? Number(row[c]) : row[c]))).commit();
+    this.#workbook.addRow(LEDGER_HEADER.map((c) => (AMOUNTS.has(c) ? Number(row[c]) : row[c])));
   }
 
   #endSide(): void {
-    if (!this.#side || !this.#csv || !this.#sheet) return;
+    if (!this.#side || !this.#csv) return;
     const totals = this.totals[this.#side];
     // The totals row: sums in decimal.js; the sheet shows them as numbers.
-    this.#sheet.addRow(LEDGER_HEADER.map((c, i) => (i === 0 ? `TOTAL (${totals.rows})` : AMOUNTS.has(c) ? Number(totals.columns.get(c as never)!.toFixed(2)) : ''))).commit();
-    this.#sheet.commit();
+    this.#workbook.addRow(LEDGER_HEADER.map((c, i) => (i === 0 ? `TOTAL (${totals.rows})` : AMOUNTS.has(c) ? Number(totals.columns.get(c as never)!.toFixed(2)) : '')));
     this.#csv.close();
     this.#side = null;
   }
 
-  async finish(): Promise<void> {
+  async finish(modifiedAt: Date): Promise<void> {
     this.#endSide();
-    await this.workbook.commit();
+    await this.#workbook.finish(modifiedAt);
+  }
+
+  abandon(): void {
+    this.#workbook.abandon();
   }
 }
