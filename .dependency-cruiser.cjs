@@ -44,7 +44,8 @@
  *  17. ecf           ecf/ issuing (numbers, stores, enqueues the sending)
  *  18. areas that only consume the ones above, in no order among
  *      themselves: reception/, webhooks/, health/, metrics/, setup/,
- *      certification/, retention/ (the store-clean job's rules)
+ *      certification/, retention/ (the store-clean job's rules),
+ *      export/ (the period export and its verifier)
  *  19. composition   engine.ts (opens the store and makes the ports: the
  *                    Engine), the work registry (work-handlers.ts) and the
  *                    background work that runs it (background-work.ts),
@@ -84,7 +85,7 @@ const LAYERS = [
   ['ecf-records', '^src/engine/ecf/(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$'],
   ['submission', '^src/engine/submission/'],
   ['ecf', '^src/engine/ecf/(?!(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$)'],
-  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention)/'],
+  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention|export)/'],
   ['composition', '^src/engine/(engine|engine-types|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];
 

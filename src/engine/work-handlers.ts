@@ -2,6 +2,7 @@ import type { WorkHandler } from './work/run.js';
 import { SUBMIT_KIND, submitHandler } from './submission/submit.js';
 import { DELIVER_APPROVAL_KIND } from './reception/approve.js';
 import { deliverApprovalHandler } from './reception/deliver.js';
+import { EXPORT_KIND, runExportHandler } from './export/jobs.js';
 
 /**
  * The work kinds the background job performs, each with its handler. Wired
@@ -12,4 +13,5 @@ import { deliverApprovalHandler } from './reception/deliver.js';
 export const WORK_HANDLERS: Readonly<Record<string, WorkHandler>> = {
   [SUBMIT_KIND]: submitHandler,
   [DELIVER_APPROVAL_KIND]: deliverApprovalHandler,
+  [EXPORT_KIND]: runExportHandler,
 };

@@ -17,6 +17,7 @@ import { validatorCompiler } from './validation.js';
 import { lazySerializers } from './lazy-serializers.js';
 import certificateRoutes from './routes/certificates.js';
 import ecfRoutes from './routes/ecf.js';
+import exportRoutes from './routes/exports.js';
 import emitterProfileRoutes from './routes/emitter-profile.js';
 import emissionRoutes from './routes/emission.js';
 import organizationRoutes from './routes/organizations.js';
@@ -141,6 +142,7 @@ export async function ecfApi(app: FastifyInstance, options: { readonly engine: E
   await app.register(submissionRoutes);
   await app.register(webhookRoutes);
   await app.register(receptionRoutes);
+  await app.register(exportRoutes);
 }
 Object.assign(ecfApi, { [Symbol.for('skip-override')]: true });
 

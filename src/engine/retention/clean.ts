@@ -79,7 +79,7 @@ export async function cleanStore(engine: Engine, options: CleanOptions = {}): Pr
       const batch = await inTransaction(engine.db, async (tx) => {
         // Two nodes cleaning at once would only contend for the same rows: one is enough.
         if (!(await onceInCluster(tx, 'store-clean'))) return null;
-        return rule.removeBatch(tx, cutoff, limit, cursor);
+        return rule.removeBatch(tx, cutoff, limit, cursor, engine);
       });
       if (batch === null) {
         ran = false;

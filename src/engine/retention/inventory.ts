@@ -74,6 +74,7 @@ export const STORE_TABLES = {
   events: cleaned('events go after their time once no delivery names them; those remembering a fact told once stay'),
   reception_seeds: cleaned("the B2B receiver's seeds go once expired"),
   reception_tokens: cleaned("the B2B receiver's bearer tokens go once expired"),
+  exports: cleaned('period exports asked for over the API: a finished one goes, row and ZIP, after exports.keep_days'),
   ecf_fingerprints: cleaned('what duplicate detection compares, which looks back 7 days at most: older ones go'),
 } satisfies Record<keyof Database | MigrationTables, TableRetention>;
 

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { sql, type DeleteQueryBuilder, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Db, Tx } from '../store/database.js';
 import { dialectOf } from '../store/dialect.js';
@@ -5,6 +6,8 @@ import { skipLocked } from '../store/locking.js';
 import type { Database } from '../store/schema.js';
 import type { SettingKey } from '../settings/catalogue.js';
 import type { STORE_TABLES } from './inventory.js';
+import type { Engine } from '../engine-types.js';
+import { exportFilePath } from '../export/paths.js';
 
 /** The tables the inventory says are cleaned. */
 export type CleanedTable = { [T in keyof typeof STORE_TABLES]: (typeof STORE_TABLES)[T]['class'] extends 'cleaned' ? T : never }[keyof typeof STORE_TABLES];
@@ -34,8 +37,8 @@ export interface CleaningRule {
   readonly setting: SettingKey | null;
   /** Days kept when there is no setting (a bound fixed by another rule of the appliance). */
   readonly days?: number;
-  /** Removes at most `limit` rows (scans at most `limit`) in the caller's transaction. */
-  removeBatch(tx: Tx, cutoff: string, limit: number, cursor: Cursor): Promise<Batch>;
+  /** Removes at most `limit` rows (scans at most `limit`) in the caller's transaction; `engine` for a rule whose rows name files (exports). */
+  removeBatch(tx: Tx, cutoff: string, limit: number, cursor: Cursor, engine: Engine): Promise<Batch>;
   /** How many rows would go now (the dry run). */
   count(db: Db, cutoff: string): Promise<number>;
 }
@@ -172,6 +175,28 @@ const oldFingerprints: CleaningRule = {
 };
 
 /**
+ * Finished period exports (ready or failed) older than `exports.keep_days`:
+ * the row, then its ZIP in the data dir. A file whose row's delete is then
+ * rolled back is gone with the row still there: the API answers it as gone
+ * (Export.FileGone) and the next run removes the row.
+ */
+const oldExports: CleaningRule = {
+  name: 'exports',
+  table: 'exports',
+  setting: 'exports.keep_days',
+  async removeBatch(tx, cutoff, limit, _cursor, engine) {
+    const rows = await tx.selectFrom('exports').select('id').where('finished_at', '<', cutoff).orderBy('finished_at').limit(limit).execute();
+    if (rows.length === 0) return { removed: 0, next: 'done' };
+    const ids = rows.map((r) => r.id);
+    const r = await tx.deleteFrom('exports').where('id', 'in', ids).where('finished_at', '<', cutoff).executeTakeFirst();
+    for (const id of ids) rmSync(exportFilePath(engine, id), { force: true });
+    const removed = Number(r.numDeletedRows);
+    return { removed, next: rows.length < limit ? 'done' : null };
+  },
+  count: (db, cutoff) => countOf(db.selectFrom('exports').where('finished_at', '<', cutoff)),
+};
+
+/**
  * Every rule, in the order a run applies them: deliveries before events, so
  * an event whose last delivery goes in this run goes in this run too.
  */
@@ -182,4 +207,5 @@ export const CLEANING_RULES: readonly CleaningRule[] = [
   expiredCredentials('reception_seeds'),
   expiredCredentials('reception_tokens'),
   oldFingerprints,
+  oldExports,
 ];

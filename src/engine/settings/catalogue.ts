@@ -245,6 +245,13 @@ export const SETTINGS = [
     'Days an event stays after it was emitted; then the store-clean job removes it once no webhook delivery names it. Events that remember a fact told once (expiry notices, alerts, monthly limits) are kept.',
   ),
   define(
+    'exports.keep_days',
+    'platform',
+    Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number of days from 1 to 3650' }),
+    30,
+    'Days a period export asked for over the API (POST /api/v1/exports) is kept in the data dir after it finished; then the store-clean job removes its ZIP and its row.',
+  ),
+  define(
     'metrics.exposure',
     'platform',
     Type.Union([Type.Literal('off'), Type.Literal('loopback'), Type.Literal('public')], {

@@ -126,3 +126,23 @@ export function signatureTimestamp(instant: Date): string {
   const d = new Date(instant.getTime() - 4 * 3_600_000).toISOString(); // YYYY-MM-DDTHH:mm:ss
   return `${d.slice(8, 10)}-${d.slice(5, 7)}-${d.slice(0, 4)} ${d.slice(11, 19)}`;
 }
+
+/**
+ * The Signature element for a document whose canonical bytes were hashed
+ * elsewhere, piece by piece (a manifest too large to hold): the caller puts
+ * it in as the root's last child, exactly as signCanonical does.
+ */
+export function signatureForDigest(digestBase64: string, key: SigningKey, options: SignOptions = {}): { readonly element: string; readonly signatureValue: string } {
+  const body = signedInfoBody(digestBase64);
+  const signatureValue = sign('sha256', Buffer.from(canonicalSignedInfo(body, options.rootNamespaces ?? []), 'utf8'), key.privateKey).toString('base64');
+  return {
+    element:
+      `<Signature xmlns="${DSIG}"><SignedInfo>${body}</SignedInfo>` +
+      `<SignatureValue>${signatureValue}</SignatureValue>` +
+      `<KeyInfo><X509Data><X509Certificate>${key.certificateBase64}</X509Certificate></X509Data></KeyInfo></Signature>`,
+    signatureValue,
+  };
+}
+
+/** SignedInfo in canonical form for a digest: what a verifier checks the RSA signature over. */
+export const canonicalSignedInfoFor = (digestBase64: string): string => canonicalSignedInfo(signedInfoBody(digestBase64), []);

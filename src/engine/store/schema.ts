@@ -562,6 +562,24 @@ export interface JournalHeadsTable {
   hash: Buffer;
 }
 
+/** A period export asked for over the API (migration 0027): its ZIP is exports/<id>.zip in the data dir. */
+export interface ExportsTable {
+  id: string;
+  tenant_id: string;
+  /** test, cert or production: an export is of one environment. */
+  environment: string;
+  /** Dominican days, both included. */
+  period_from: string;
+  period_to: string;
+  /** pending, running, ready or failed */
+  status: string;
+  /** Why it failed. */
+  reason: string | null;
+  file_bytes: number | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -604,4 +622,5 @@ export interface Database {
   reception_tokens: ReceptionCredentialsTable;
   journal: JournalTable;
   journal_heads: JournalHeadsTable;
+  exports: ExportsTable;
 }

@@ -56,6 +56,8 @@ export const OPERATION_ROLES = {
   'emission.pause': ADMIN,
   'emission.resume': ADMIN,
   'receivedEcf.list': READERS,
+  // Not in the contract (an addition of issue 35: docs/contract/endpoints.md, Period exports).
+  'exports.manage': ADMIN,
 } as const satisfies Record<string, readonly TenantRole[]>;
 
 export type TenantOperation = keyof typeof OPERATION_ROLES;

@@ -25,6 +25,7 @@ import * as listPaths from './0023-list-paths.js';
 import * as documentKey from './0024-document-key.js';
 import * as searchCounts from './0025-search-counts.js';
 import * as journal from './0026-journal.js';
+import * as periodExports from './0027-exports.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024-document-key': documentKey,
   '0025-search-counts': searchCounts,
   '0026-journal': journal,
+  '0027-exports': periodExports,
 };

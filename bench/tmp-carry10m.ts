@@ -1,0 +1,13 @@
+import { openDatabase } from '../src/engine/store/database.js';
+import { migrateTo } from '../src/engine/store/migrate.js';
+import { sql } from 'kysely';
+const db = openDatabase('/tmp/ecf-bench-list-TVa48N/ecf.sqlite');
+let peak = 0;
+const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 200);
+const start = performance.now();
+const steps = await migrateTo(db, '0026-journal');
+const s = (performance.now() - start) / 1000;
+clearInterval(t);
+const n = await sql<{ n: number }>`select count(*) as n from journal`.execute(db);
+console.log(JSON.stringify(steps), `${s.toFixed(1)} s`, 'entries', n.rows[0]!.n, 'peak RSS MiB', (peak / 2 ** 20).toFixed(0));
+await db.destroy();

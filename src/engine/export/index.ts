@@ -1,0 +1,8 @@
+// The door of engine/export: the period export (docs/record-export.md) and its verifier. The heavy parts
+// (exceljs, the XML signature verifier) are loaded inside the functions, on use.
+export { exportPeriod, type ExportPeriod, type PeriodInput } from './period.js';
+export { exportPeriodFile, CERTIFICATE_NAME, type ExportOptions, type ExportProgress, type ExportReport } from './export-period.js';
+export { verifyExport, type ExportProblem, type ExportVerifyOptions, type ExportVerifyReport } from './verify-export.js';
+export { MANIFEST_NAME } from './manifest.js';
+export { EXPORT_KIND, ExportJobView, ExportRequestBody, exportJobFile, getExportJob, requestExport, runExportHandler } from './jobs.js';
+export { EXPORTS_DIR, exportFilePath } from './paths.js';
