@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
+import { annulSequences } from '../../../src/engine/sequences/annulments.js';
 import { verifyAudit } from '../../../src/engine/journal/index.js';
 import { verifyStore } from '../../../src/engine/store/heavy.js';
 import { tenantKey } from '../../../src/engine/tenants/lookup.js';
@@ -141,6 +142,17 @@ describe('ecf audit verify against a store changed behind the engine', () => {
       const report = await verifyStore(engine, { tenantId: tenant.id });
       expect(report.damaged).toHaveLength(1);
       expect(report.damaged[0]!.document).toMatchObject({ table: 'ecf_documents', encf: 'E310000000003' });
+    });
+  });
+
+  it("names an annulment whose stored ANECF's digest no longer matches its annulment.recorded entry, or that is gone", async () => {
+    const { engine, tenant, audit, run, key } = await setup();
+    await run(async (raw) => {
+      const annulment = await annulSequences(engine, tenant.id, { environment: 'test', reason: 'Talonario dañado', lines: [{ type: 31, series: 'E', rangeFrom: 50, rangeTo: 60 }] });
+      expect((await audit()).problem).toBeNull();
+      const [entry] = await raw.rows<{ seq: number | string }>('select seq from journal where tenant_key = ? and kind = 6 and ref = ?', [key, annulment.id]);
+      await raw.run('update annulments set xml_sha256 = ? where id = ?', ['00'.repeat(32), annulment.id]);
+      expect((await audit()).problem).toMatchObject({ seq: Number(entry!.seq), kind: 'annulment.recorded', encf: null, what: expect.stringContaining(`annulment ${annulment.id}'s ANECF as stored has SHA-256 0000`) });
     });
   });
 });
