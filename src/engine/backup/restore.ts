@@ -16,7 +16,7 @@ import { extractAtomically, openBackup } from './format.js';
 import { repointSecrets } from './secret-refs.js';
 import { recordDatabaseUrl, refuseOtherDatabaseUrl } from './database-url-file.js';
 import { holdRestoredRanges, type RangesHeld } from './ranges-held.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 
 export interface RestoreResult {
   readonly dataDir: string;

@@ -9,7 +9,7 @@ import type { CertificatesTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import { emitted } from '../tenants/views.js';
 import { inspectCertificate } from './inspect.js';
 import { readPkcs12 } from './pkcs12.js';

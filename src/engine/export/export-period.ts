@@ -10,7 +10,7 @@ import { taxauthOf } from '../ecf/views.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { keptContextDecoder } from '../store/documents/index.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
-import { JOURNAL_KINDS } from '../journal/index.js';
+import { JOURNAL_KINDS } from '../journal/kinds.js';
 import { LedgerFiles } from './ledger-files.js';
 import { documentFacts, ledgerRow, type Totals } from './ledger.js';
 import { MANIFEST_NAME, ManifestWriter, type JournalPosition, type TypeCount } from './manifest.js';

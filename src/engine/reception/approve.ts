@@ -10,7 +10,7 @@ import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import { fieldErrors } from '../validation.js';
 import { laneOf, RECEIVERS_GROUP, taxauthGroup } from '../work/lanes.js';
 import { enqueue } from '../work/queue.js';

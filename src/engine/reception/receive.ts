@@ -12,7 +12,7 @@ import { signingKey } from '../signing/xmldsig.js';
 import { afterCommit, inTransaction, type Db } from '../store/database.js';
 import { isUniqueViolation } from '../store/locking.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../xml/schema-trees.generated.js';
 import { validateAgainstSchema } from '../xml/xsd.js';
 import { NOT_RECEIVED, isApprovalAutomatic, isoFromXmlDate, signArecf, type NotReceivedCode } from './documents.js';

@@ -20,7 +20,7 @@ import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import { MAX_SEQUENTIAL, encfOf, skipAnnulled } from './ranges.js';
 import { AnnulBody, MAX_ANNULMENT_LINES_PER_TYPE, type AnnulmentView } from './schemas.js';
 

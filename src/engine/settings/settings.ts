@@ -4,7 +4,7 @@ import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import { prepared } from '../store/prepared.js';
 import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';
 

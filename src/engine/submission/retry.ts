@@ -8,7 +8,7 @@ import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
 import { logStateChange } from '../log/state-change.js';
 import { tenantKey } from '../tenants/lookup.js';
-import { appendJournal, ecfStatusData } from '../journal/index.js';
+import { appendJournal, ecfStatusData } from '../journal/append.js';
 
 /**
  * POST /ecf/{id}/retry: re-queues the same signed XML for an e-CF in

@@ -13,7 +13,7 @@ import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../
 import { TaxauthError } from '../taxauth/errors.js';
 import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
-import { appendJournal, ecfStatusData, type VerdictCodes } from '../journal/index.js';
+import { appendJournal, ecfStatusData, type VerdictCodes } from '../journal/append.js';
 import { logStateChange } from '../log/state-change.js';
 import { currentRequestId } from '../log/request-id.js';
 import { noteTransportFailure, noteTransportSuccess } from './contingency.js';

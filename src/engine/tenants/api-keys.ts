@@ -11,7 +11,7 @@ import { unauthenticated, type Principal } from './access.js';
 import { requireOrganization } from './lookup.js';
 import { TenantRoleSchema, type ApiKeyView, type TenantRole } from './schemas.js';
 import { requireTenant, tenantKey } from './lookup.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import { apiKeyView } from './views.js';
 
 /**

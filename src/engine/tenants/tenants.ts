@@ -7,7 +7,7 @@ import { inTransaction, type Db } from '../store/database.js';
 import { forUpdate, isUniqueViolation } from '../store/locking.js';
 import { check } from '../validation.js';
 import { requireOrganization, requireTenant, tenantKey } from './lookup.js';
-import { appendJournal } from '../journal/index.js';
+import { appendJournal } from '../journal/append.js';
 import {
   CreateTenantInput,
   UpdateTenantInput,
