@@ -70,11 +70,14 @@ export const DERIVED_TABLES: readonly { readonly table: keyof Database & string;
 export const SECRET_TABLES: readonly string[] = ['sealed_secrets'];
 
 /**
- * Short-lived rows a copy leaves behind on purpose: they expire within the
- * hour, and a copied one would only let a caller skip authenticating again.
- * The B2B receiver's seeds and bearer tokens (migration 0015).
+ * Rows a copy leaves behind on purpose. The B2B receiver's seeds and bearer
+ * tokens (migration 0015) expire within the hour, and a copied one would only
+ * let a caller skip authenticating again. The period exports asked for over
+ * the API (migration 0027) name ZIP files in the source's data directory,
+ * which a copy does not carry; an export is made again from the record (a
+ * copied work item whose export row is absent finishes doing nothing).
  */
-export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'reception_tokens'];
+export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'reception_tokens', 'exports'];
 
 /** Columns filled by the store itself whose counter must move past the copied values (PostgreSQL identities). */
 const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [
