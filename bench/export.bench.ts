@@ -5,6 +5,7 @@
 // `verifyExport` (the documents' own signatures too; BENCH_EXPORT_SIGNATURES=0 leaves them out).
 // Each runs in a process of its own, so its peak RSS is its own.
 //
+// BENCH_EXPORT_NODE_FLAGS: Node flags for the two measured children (none unless given).
 // Prints: e-CF per second and peak RSS of the export (target <= 300 MB at 1,000,000) and of the
 // verification, the ZIP's size per e-CF. BENCH_KEEP_DIR=1 keeps the data dir and the ZIP.
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Node flags of the measured children (none by default, as `ecf export` runs): e.g. '--max-semi-space-size=8'
+// bounds V8's young generation, which grows to 128 MB under the export's allocation rate (docs/record-export.md).
+const NODE_FLAGS = (process.env.BENCH_EXPORT_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const CHILD = process.argv[2];
 if (CHILD === 'export' || CHILD === 'verify') await child(CHILD, process.argv[3]!, process.argv[4]!);
 else await main();
@@ -48,7 +52,7 @@ async function child(step: 'export' | 'verify', dataDir: string, file: string): 
 }
 
 function measured(step: 'export' | 'verify', dataDir: string, file: string): Record<string, unknown> & { seconds: number; peakRssMiB: number } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), step, dataDir, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, '--import', 'tsx', fileURLToPath(import.meta.url), step, dataDir, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${step} failed (${r.status}): ${r.stdout}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as never;
 }
