@@ -58,6 +58,19 @@ const section = (xml: string, name: string): string => {
   return end < 0 ? '' : xml.slice(start, end);
 };
 
+/**
+ * A section's text found in the bytes and decoded alone: the whole document
+ * as a string (most of it items and signature) was most of what an export
+ * allocated per document. Tags are ASCII, so the byte offsets are the
+ * string's.
+ */
+const sectionOf = (bytes: Buffer, name: string): string => {
+  const start = bytes.indexOf(`<${name}>`);
+  if (start < 0) return '';
+  const end = bytes.indexOf(`</${name}>`, start);
+  return end < 0 ? '' : bytes.toString('utf8', start, end);
+};
+
 /** A field's text, whitespace runs made one space: a ledger cell is one line. */
 const field = (xml: string, name: string): string => {
   const m = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
@@ -74,11 +87,10 @@ const isoDate = (d: string): string => (/^\d{2}-\d{2}-\d{4}$/.test(d) ? `${d.sli
 
 /** The ledger facts of a signed e-CF (root ECF) or RFCE; a document that is not one gives empty fields, never an error. */
 export function documentFacts(bytes: Buffer): DocumentFacts {
-  const xml = bytes.toString('utf8');
-  const header = section(xml, 'Encabezado');
+  const header = sectionOf(bytes, 'Encabezado');
   const totals = section(header, 'Totales');
   const other = section(header, 'OtraMoneda');
-  const reference = section(xml, 'InformacionReferencia');
+  const reference = sectionOf(bytes, 'InformacionReferencia');
   const isc = sum([...all(totals, 'MontoImpuestoSelectivoConsumoEspecifico'), ...all(totals, 'MontoImpuestoSelectivoConsumoAdvalorem')]);
   return {
     type: field(section(header, 'IdDoc'), 'TipoeCF'),

@@ -1,6 +1,7 @@
 import { X509Certificate, createHash, verify } from 'node:crypto';
 import { canonicalSignedInfoFor } from '../signing/xmldsig.js';
 import { MANIFEST_ROOT } from './manifest.js';
+import { ManifestIndex } from './manifest-index.js';
 
 /**
  * Reads manifest.xml as manifest.ts writes it, in pieces: the listed files,
@@ -11,13 +12,8 @@ import { MANIFEST_ROOT } from './manifest.js';
  * A manifest changed in any byte outside the signature fails here.
  */
 
-export interface ManifestFile {
-  readonly size: number;
-  readonly sha256: string;
-}
-
 export interface ReadManifest {
-  readonly files: Map<string, ManifestFile>;
+  readonly files: ManifestIndex;
   readonly duplicates: string[];
   /** Everything but the listed files and the signature (tenant, period, counts, journal): small. */
   readonly outside: string;
@@ -28,8 +24,9 @@ const FILE = /<File><Name>([^<]*)<\/Name><Size>(\d+)<\/Size><SHA256>([0-9a-f]{64
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#xD;/g, '\r').replace(/&amp;/g, '&');
 const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8');
 
-export async function readManifest(pieces: AsyncIterable<Buffer>): Promise<ReadManifest> {
-  const files = new Map<string, ManifestFile>();
+/** `expected`: about how many files it lists (the ZIP's count), to size the list once. */
+export async function readManifest(pieces: AsyncIterable<Buffer>, expected?: number): Promise<ReadManifest> {
+  const files = new ManifestIndex(expected);
   const duplicates: string[] = [];
   const hash = createHash('sha256');
   let outside = '';
@@ -41,8 +38,7 @@ export async function readManifest(pieces: AsyncIterable<Buffer>): Promise<ReadM
     hash.update(part, 'latin1');
     outside += part.replace(FILE, (_, name: string, size: string, sha: string) => {
       const n = unescape(utf8(name));
-      if (files.has(n)) duplicates.push(n);
-      files.set(n, { size: Number(size), sha256: sha });
+      if (!files.add(n, Number(size), sha)) duplicates.push(n);
       return '';
     });
     pending = pending.slice(upTo);

@@ -38,8 +38,10 @@ export interface ExportVerifyOptions {
   readonly onProgress?: (checked: number, of: number) => void;
 }
 
-/** Entries read whole; larger ones (the ledger of a big period) are streamed. */
+/** Documents read whole (their signature and ledger row need them so); larger ones are streamed. */
 const WHOLE_LIMIT = 32 << 20;
+/** Other entries (the ledgers, the manifest) read whole only when small: a big one read whole was the verification's peak. */
+const OTHER_WHOLE_LIMIT = 256 << 10;
 const XML_ONLY = LEDGER_HEADER.filter((c) => XML_COLUMNS.has(c));
 
 type SignatureCheck = (xml: Buffer, at: Date) => string | null;
@@ -72,8 +74,10 @@ const isDocument = (name: string) => /^(issued|received|annulments|approvals)\//
 /** A refused e-CF is kept as it came: its own signature may be what made it refused. */
 const signatureExpected = (name: string) => isDocument(name) && !/^received\/refused\/[^/.]+\.xml$/.test(name);
 
+const readWhole = (entry: ZipEntry) => entry.size <= (isDocument(entry.name) ? WHOLE_LIMIT : OTHER_WHOLE_LIMIT);
+
 async function* entryBytes(zip: ZipReader, entry: ZipEntry): AsyncGenerator<Buffer> {
-  if (entry.size <= WHOLE_LIMIT) yield zip.read(entry);
+  if (readWhole(entry)) yield zip.readKept(entry);
   else yield* zip.stream(entry);
 }
 
@@ -105,7 +109,7 @@ export async function verifyExport(file: string, options: ExportVerifyOptions = 
       found(MANIFEST_NAME, 'missing: the export has no manifest');
       return { ok: false, files: zip.count, documents: 0, signaturesChecked: 0, ledgerRows: 0, manifestSignature: 'invalid', certificate: null, problems };
     }
-    const manifest = await readManifest(entryBytes(zip, manifestEntry));
+    const manifest = await readManifest(entryBytes(zip, manifestEntry), zip.count);
     if (!manifest.signature.ok) found(MANIFEST_NAME, `signature: ${manifest.signature.reason}`);
     for (const d of manifest.duplicates) found(d, 'listed twice in the manifest');
     const createdAt = new Date(/<CreatedAt>([^<]*)<\/CreatedAt>/.exec(manifest.outside)?.[1] ?? Date.now());
@@ -114,7 +118,8 @@ export async function verifyExport(file: string, options: ExportVerifyOptions = 
     const expected = { issued: join(work, 'issued'), received: join(work, 'received') };
     const expectedFd = { issued: openSync(expected.issued, 'w'), received: openSync(expected.received, 'w') };
     const csvEntries: Partial<Record<'issued' | 'received', ZipEntry>> = {};
-    const seen = new Set<string>();
+    // Names in the ZIP that the manifest does not list (none in a sound export); the listed ones are marked in the index.
+    const unlisted = new Set<string>();
     let documents = 0;
     let signaturesChecked = 0;
     let checked = 0;
@@ -122,14 +127,15 @@ export async function verifyExport(file: string, options: ExportVerifyOptions = 
       checked++;
       if (checked % 1000 === 0) options.onProgress?.(checked, zip.count);
       if (entry === manifestEntry || entry.name === MANIFEST_NAME) continue;
-      if (seen.has(entry.name)) {
+      if (unlisted.has(entry.name) || manifest.files.taken(entry.name)) {
         found(entry.name, 'in the ZIP twice');
         continue;
       }
-      seen.add(entry.name);
-      const listed = manifest.files.get(entry.name);
-      manifest.files.delete(entry.name);
-      if (!listed) found(entry.name, 'extra: in the ZIP but not in the manifest');
+      const listed = manifest.files.take(entry.name);
+      if (!listed) {
+        unlisted.add(entry.name);
+        found(entry.name, 'extra: in the ZIP but not in the manifest');
+      }
       if (entry.name === 'ledger-issued.csv') csvEntries.issued = entry;
       if (entry.name === 'ledger-received.csv') csvEntries.received = entry;
       const hash = createHash('sha256');
@@ -139,7 +145,7 @@ export async function verifyExport(file: string, options: ExportVerifyOptions = 
         for await (const piece of entryBytes(zip, entry)) {
           hash.update(piece);
           size += piece.length;
-          if (entry.size <= WHOLE_LIMIT) whole = piece;
+          if (readWhole(entry)) whole = piece;
         }
       } catch (e) {
         found(entry.name, (e as Error).message);
@@ -162,7 +168,7 @@ export async function verifyExport(file: string, options: ExportVerifyOptions = 
     }
     closeSync(expectedFd.issued);
     closeSync(expectedFd.received);
-    for (const name of manifest.files.keys()) found(name, 'missing: listed in the manifest but not in the ZIP');
+    for (const name of manifest.files.untaken()) found(name, 'missing: listed in the manifest but not in the ZIP');
     let ledgerRows = 0;
     for (const side of ['issued', 'received'] as const) {
       const entry = csvEntries[side];

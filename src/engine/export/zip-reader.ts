@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { crc32, inflateRawSync, createInflateRaw } from 'node:zlib';
+import { crc32, createInflateRaw } from 'node:zlib';
+import { KeptInflater } from './kept-zlib.js';
 
 /**
  * Reads what zip-writer.ts writes (and ZIP files like it): the central
@@ -27,6 +28,10 @@ export class ZipReader {
   readonly count: number;
   readonly #cdOffset: number;
   readonly #cdSize: number;
+  readonly #inflater = new KeptInflater();
+  /** Compressed bytes of small entries are read into this one buffer. */
+  readonly #raw = Buffer.allocUnsafe(CHUNK);
+  readonly #head = Buffer.allocUnsafe(30);
 
   constructor(readonly path: string) {
     this.#fd = openSync(path, 'r');
@@ -53,11 +58,12 @@ export class ZipReader {
   }
 
   close(): void {
+    this.#inflater.close();
     closeSync(this.#fd);
   }
 
-  #read(position: number, length: number): Buffer {
-    const b = Buffer.alloc(length);
+  #read(position: number, length: number, into?: Buffer): Buffer {
+    const b = into && into.length >= length ? into.subarray(0, length) : Buffer.alloc(length);
     let got = 0;
     while (got < length) {
       const n = readSync(this.#fd, b, got, length - got, position + got);
@@ -114,15 +120,24 @@ export class ZipReader {
   }
 
   #dataStart(entry: ZipEntry): number {
-    const h = this.#read(entry.offset, 30);
+    const h = this.#read(entry.offset, 30, this.#head);
     if (h.readUInt32LE(0) !== 0x04034b50) throw new ZipFormatError(`${entry.name}: its local header is damaged`);
     return entry.offset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28);
   }
 
   /** A small entry's bytes, CRC checked. */
   read(entry: ZipEntry): Buffer {
-    const raw = this.#read(this.#dataStart(entry), entry.compressedSize);
-    const data = entry.method === 0 ? raw : entry.method === 8 ? inflateRawSync(raw) : null;
+    return Buffer.from(this.readKept(entry));
+  }
+
+  /**
+   * A small entry's bytes, CRC checked, in buffers this reader keeps: valid
+   * until its next read. A walk of every entry makes no buffer and no zlib
+   * context per entry (kept-zlib.ts).
+   */
+  readKept(entry: ZipEntry): Buffer {
+    const raw = this.#read(this.#dataStart(entry), entry.compressedSize, this.#raw);
+    const data = entry.method === 0 ? raw : entry.method === 8 ? this.#inflater.inflate(raw, entry.size) : null;
     if (!data) throw new ZipFormatError(`${entry.name}: compression method ${entry.method} is not read here`);
     if (data.length !== entry.size || crc32(data) !== entry.crc) throw new ZipFormatError(`${entry.name}: its bytes do not match the CRC-32 and size of the ZIP`);
     return data;

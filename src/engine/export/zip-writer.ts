@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { crc32, deflateRawSync, createDeflateRaw } from 'node:zlib';
+import { crc32, createDeflateRaw } from 'node:zlib';
+import { KeptDeflater } from './kept-zlib.js';
 
 /**
  * A streaming ZIP writer (APPNOTE 6.3): deflate, UTF-8 names, ZIP64 where
@@ -28,33 +29,42 @@ const MADE_BY_UNIX = 3 << 8;
 const FILE_MODE = 0o100644 << 16;
 const FLUSH_AT = 1 << 20;
 
-/** A file written through a buffer, flushed by size: few system calls for many small entries. */
+/**
+ * A file written through one kept buffer, flushed when full: few system
+ * calls for many small entries, and no buffer made per write (what is
+ * written is copied in at once, so the caller may reuse its own).
+ */
 class BufferedFile {
   readonly fd: number;
   position = 0;
-  #chunks: Buffer[] = [];
+  readonly #buffer = Buffer.allocUnsafe(FLUSH_AT);
   #pending = 0;
   constructor(readonly path: string) {
     this.fd = openSync(path, 'w');
   }
   write(b: Buffer): void {
-    this.#chunks.push(b);
-    this.#pending += b.length;
     this.position += b.length;
-    if (this.#pending >= FLUSH_AT) this.flush();
+    if (this.#pending + b.length > FLUSH_AT) this.flush();
+    if (b.length >= FLUSH_AT) {
+      writeAll(this.fd, b);
+      return;
+    }
+    this.#pending += b.copy(this.#buffer, this.#pending);
   }
   flush(): void {
     if (this.#pending === 0) return;
-    const all = Buffer.concat(this.#chunks, this.#pending);
-    let at = 0;
-    while (at < all.length) at += writeSync(this.fd, all, at);
-    this.#chunks = [];
+    writeAll(this.fd, this.#buffer.subarray(0, this.#pending));
     this.#pending = 0;
   }
   close(): void {
     this.flush();
     closeSync(this.fd);
   }
+}
+
+function writeAll(fd: number, b: Buffer): void {
+  let at = 0;
+  while (at < b.length) at += writeSync(fd, b, at);
 }
 
 /** MS-DOS date and time (local fields taken as given: the instant's UTC ones). */
@@ -76,6 +86,9 @@ export class ZipWriter {
   readonly #out: BufferedFile;
   readonly #cd: BufferedFile;
   readonly #stamp: { time: number; date: number };
+  readonly #deflater: KeptDeflater;
+  /** Headers are built here and copied out: nothing allocated per entry for them. */
+  readonly #header = Buffer.allocUnsafe(46 + 0xffff + 28);
   #entries = 0;
   #finished = false;
 
@@ -83,6 +96,7 @@ export class ZipWriter {
     this.#out = new BufferedFile(path);
     this.#cd = new BufferedFile(`${path}.cd`);
     this.#stamp = dosDateTime(modifiedAt);
+    this.#deflater = new KeptDeflater(level);
   }
 
   get entries(): number {
@@ -97,7 +111,7 @@ export class ZipWriter {
   /** An entry whose bytes are at hand. */
   addBuffer(name: string, data: Buffer): ZipEntryInfo {
     const nameBytes = Buffer.from(name, 'utf8');
-    const compressed = deflateRawSync(data, { level: this.level });
+    const compressed = this.#deflater.deflate(data);
     const crc = crc32(data);
     const offset = this.#out.position;
     const big = data.length >= MAX32 || compressed.length >= MAX32;
@@ -141,6 +155,7 @@ export class ZipWriter {
   async finish(): Promise<void> {
     if (this.#finished) throw new Error('the ZIP is already finished');
     this.#finished = true;
+    this.#deflater.close();
     this.#cd.close();
     const cdOffset = this.#out.position;
     const cdSize = this.#cd.position;
@@ -182,6 +197,7 @@ export class ZipWriter {
   abandon(): void {
     if (this.#finished) return;
     this.#finished = true;
+    this.#deflater.close();
     for (const f of [this.#out, this.#cd]) {
       try {
         closeSync(f.fd);
@@ -211,7 +227,7 @@ export class ZipWriter {
   }
 
   #localHeader(name: Buffer, extra: Buffer, flags: number, crc: number, compressed: number, size: number, zip64: boolean): Buffer {
-    const h = Buffer.alloc(30);
+    const h = this.#header.fill(0, 0, 30);
     h.writeUInt32LE(0x04034b50, 0);
     h.writeUInt16LE(zip64 ? VERSION_ZIP64 : VERSION_DEFLATE, 4);
     h.writeUInt16LE(FLAG_UTF8 | flags, 6);
@@ -223,7 +239,9 @@ export class ZipWriter {
     h.writeUInt32LE(size, 22);
     h.writeUInt16LE(name.length, 26);
     h.writeUInt16LE(extra.length, 28);
-    return Buffer.concat([h, name, extra]);
+    name.copy(h, 30);
+    extra.copy(h, 30 + name.length);
+    return h.subarray(0, 30 + name.length + extra.length);
   }
 
   #central(name: Buffer, flags: number, crc: number, compressed: number, size: number, offset: number, forceZip64 = false): void {
@@ -232,7 +250,7 @@ export class ZipWriter {
     const values = [...(bigSizes ? [size, compressed] : []), ...(bigOffset ? [offset] : [])];
     const extra = values.length ? this.#zip64Extra(values) : Buffer.alloc(0);
     const zip64 = values.length > 0;
-    const h = Buffer.alloc(46);
+    const h = this.#header.fill(0, 0, 46);
     h.writeUInt32LE(0x02014b50, 0);
     h.writeUInt16LE(MADE_BY_UNIX | (zip64 ? VERSION_ZIP64 : VERSION_DEFLATE), 4);
     h.writeUInt16LE(zip64 ? VERSION_ZIP64 : VERSION_DEFLATE, 6);
@@ -247,7 +265,9 @@ export class ZipWriter {
     h.writeUInt16LE(extra.length, 30);
     h.writeUInt32LE(FILE_MODE >>> 0, 38);
     h.writeUInt32LE(bigOffset ? MAX32 : offset, 42);
-    this.#cd.write(Buffer.concat([h, name, extra]));
+    name.copy(h, 46);
+    extra.copy(h, 46 + name.length);
+    this.#cd.write(h.subarray(0, 46 + name.length + extra.length));
     this.#entries++;
   }
 }
