@@ -1,4 +1,4 @@
-// The period export (docs/record-export.md): one tenant with BENCH_EXPORT_ROWS e-CF (default 2,000)
+// The period export (docs/record.md): one tenant with BENCH_EXPORT_ROWS e-CF (default 2,000)
 // issued in one month (October 2026), each its own signed document drawn from the pool of 10,000
 // distinct documents with the row's e-NCF written in (bench/corpus/pool.ts, loaded as
 // bench/list-million.bench.ts loads its store), exported with `exportPeriodFile`, then checked with
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Node flags of the measured children (none by default, as `ecf export` runs): e.g. '--max-semi-space-size=8'
-// bounds V8's young generation, which grows to 128 MB under the export's allocation rate (docs/record-export.md).
+// bounds V8's young generation, which grows to 128 MB under the export's allocation rate (docs/record.md).
 const NODE_FLAGS = (process.env.BENCH_EXPORT_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const CHILD = process.argv[2];
 if (CHILD === 'export' || CHILD === 'verify') await child(CHILD, process.argv[3]!, process.argv[4]!);

@@ -18,7 +18,7 @@ import type { ExportPeriod } from './period.js';
 import { ZipWriter } from './zip-writer.js';
 
 /**
- * The period export (docs/record-export.md): one ZIP per tenant and period
+ * The period export (docs/record.md): one ZIP per tenant and period
  * with every signed document as stored, the ledger (CSV and XLSX) and a
  * signed manifest. Documents are read in keyset pages and written out as
  * they come, so memory does not grow with the period. Everything goes to

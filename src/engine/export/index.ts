@@ -1,4 +1,4 @@
-// The door of engine/export: the period export (docs/record-export.md) and its verifier. The heavy parts
+// The door of engine/export: the period export (docs/record.md) and its verifier. The heavy parts
 // (exceljs, the XML signature verifier) are loaded inside the functions, on use.
 export { exportPeriod, type ExportPeriod, type PeriodInput } from './period.js';
 export { exportPeriodFile, CERTIFICATE_NAME, type ExportOptions, type ExportProgress, type ExportReport } from './export-period.js';

@@ -6,7 +6,7 @@ import * as zlib from 'node:zlib';
  * deflate at level 6) and a 16 KB output buffer for every call: at a few
  * thousand entries a second, that memory is made and freed faster than it
  * is given back to the system, and it was most of an export's peak RSS
- * (docs/record-export.md). A stream's native handle is reused here, reset
+ * (docs/record.md). A stream's native handle is reused here, reset
  * between entries, writing into one kept output buffer. The handle is not a
  * public interface (as with store/documents/zstd-handle.ts): whatever does
  * not behave as expected (no handle, an error, input left over, output

@@ -11,7 +11,7 @@ export interface TypeTotal {
 
 /**
  * The data of a `closing.day` or `closing.month` entry, stored as
- * canonicalJson (docs/record-audit.md lists the fields).
+ * canonicalJson (docs/record.md lists the fields).
  */
 export interface ClosingData {
   readonly v: 1;

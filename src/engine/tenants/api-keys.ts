@@ -131,7 +131,7 @@ export async function revokeApiKey(engine: Engine, idOrPrefix: string): Promise<
     if (row.revoked_at) return apiKeyView(row);
     const revoked_at = engine.clock.now().toISOString();
     await tx.updateTable('api_keys').set({ revoked_at }).where('id', '=', row.id).execute();
-    // An organization's key is not a tenant's record: it has no journal entry (docs/record-journal.md).
+    // An organization's key is not a tenant's record: it has no journal entry (docs/record.md).
     if (row.tenant_id) appendJournal(tx, engine.clock.now(), { tenantKey: await tenantKey(tx, row.tenant_id), kind: 'api_key.revoked', ref: row.id, data: row.role });
     return apiKeyView({ ...row, revoked_at });
   });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
@@ -139,7 +139,7 @@ describe('closings', () => {
     expect(report.tenants.find((t) => t.tenantId === tenant.id)).toMatchObject({ problem: null, closings: { signed: 0, unsigned: 2 } });
   });
 
-  it('verify with jq and openssl alone, as docs/record-audit.md shows', async () => {
+  it('verify with jq and openssl alone, as docs/record.md shows', async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
     await issueEcf(engine, tenant.id, { idempotencyKey: 'o', payload: invoice31({ internalNumber: 'O' }) });
@@ -147,12 +147,10 @@ describe('closings', () => {
     await writeDueClosings(engine);
     const [closing] = await closingsOf(engine, await tenantKey(engine.db, tenant.id));
     const dir = tempDir('ecf-closing-');
-    const script = [
-      "jq -cS 'del(.signature)' closing.json | tr -d '\\n' > signed.json",
-      'jq -r .certificate closing.json | base64 -d | openssl x509 -inform DER -pubkey -noout > key.pem',
-      'jq -r .signature closing.json | base64 -d > signature.bin',
-      'openssl dgst -sha256 -verify key.pem -signature signature.bin signed.json',
-    ].join('\n');
+    // The commands exactly as the docs give them to an auditor.
+    const docs = readFileSync(new URL('../../../docs/record.md', import.meta.url), 'utf8');
+    const script = /\*\*Checking a closing by hand\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(docs)![1]!;
+    expect(script).toContain('openssl dgst -sha256 -verify');
     const stored = (await engine.db.selectFrom('journal').select('data').where('seq', '=', closing!.seq).executeTakeFirstOrThrow()).data!;
     writeFileSync(join(dir, 'closing.json'), stored);
     expect(execFileSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8' })).toContain('Verified OK');

@@ -6,7 +6,7 @@ import { exportPeriod, exportPeriodFile, type ExportProgress } from '../../../en
 
 export default class Export extends EcfCommand {
   static override description =
-    'Export a tenant\'s period as one ZIP file: every signed document as stored, the ledger (CSV and XLSX) and a manifest signed with the tenant\'s active certificate (docs/record-export.md). Written to FILE.partial, then renamed: FILE exists only once complete. Check it with `ecf export verify FILE`.';
+    'Export a tenant\'s period as one ZIP file: every signed document as stored, the ledger (CSV and XLSX) and a manifest signed with the tenant\'s active certificate (docs/record.md). Written to FILE.partial, then renamed: FILE exists only once complete. Check it with `ecf export verify FILE`.';
   static override examples = [
     '<%= config.bin %> export --tenant 131234567 --month 2026-10 -o octubre.zip',
     '<%= config.bin %> export --tenant 131234567 --from 2026-10-01 --to 2026-10-15 -o quincena.zip',
