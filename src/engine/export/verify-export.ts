@@ -7,6 +7,7 @@ import { LEDGER_HEADER, XML_COLUMNS, csvLine, documentFacts, ledgerRow, parseCsv
 import { MANIFEST_NAME } from './manifest.js';
 import { readManifest } from './manifest-reader.js';
 import { ZipReader, type ZipEntry } from './zip-reader.js';
+import { signatureChecker } from '../signing/signature-checker.js';
 
 /**
  * `ecf export verify`: an export checked from its own bytes, with no store:
@@ -44,18 +45,6 @@ const WHOLE_LIMIT = 32 << 20;
 const OTHER_WHOLE_LIMIT = 256 << 10;
 const XML_ONLY = LEDGER_HEADER.filter((c) => XML_COLUMNS.has(c));
 
-type SignatureCheck = (xml: Buffer, at: Date) => string | null;
-
-async function signatureChecker(): Promise<SignatureCheck> {
-  const { parseXml, verifySignature } = await import('../signing/verify.js');
-  return (bytes, at) => {
-    const xml = bytes.toString('utf8');
-    const parsed = parseXml(xml);
-    if (!parsed.ok) return parsed.reason;
-    const check = verifySignature(xml, parsed, at);
-    return check.ok ? null : check.reason;
-  };
-}
 
 /** When a document says it was signed (or answered): the certificate must have been valid then. */
 function signedAt(bytes: Buffer, fallback: Date): Date {

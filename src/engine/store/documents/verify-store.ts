@@ -4,6 +4,7 @@ import { DocumentDamaged, describeDocument, type DocumentRef } from './damaged.j
 import { DOCUMENT_TABLES, firstKey, keptDigest, readBatch, type DocumentTable } from './document-tables.js';
 import { keptContextDecoder, type FrameDecoder } from './frame-decoder.js';
 import { parseBlob } from './layout.js';
+import { signatureChecker, type SignatureChecker } from '../../signing/signature-checker.js';
 
 /**
  * `ecf store verify` (docs/store.md, "Verifying the store"): every stored
@@ -53,19 +54,6 @@ export interface VerifyReport {
   readonly seconds: number;
 }
 
-type SignatureChecker = (xml: Buffer, at: Date) => string | null;
-
-async function signatureChecker(): Promise<SignatureChecker> {
-  // Loaded only when asked for: the XML parser and xml-crypto are the heavy part.
-  const { parseXml, verifySignature } = await import('../../signing/verify.js');
-  return (bytes, at) => {
-    const xml = bytes.toString('utf8');
-    const parsed = parseXml(xml);
-    if (!parsed.ok) return parsed.reason;
-    const check = verifySignature(xml, parsed, at);
-    return check.ok ? null : check.reason;
-  };
-}
 
 export async function verifyStore(engine: Engine, options: VerifyOptions = {}): Promise<VerifyReport> {
   const started = performance.now();
