@@ -57,6 +57,9 @@ const JOB_SUPPORT = new Set(['scheduler.ts', 'job-runtime.ts']);
 for (const file of readdirSync(join(src, 'jobs')).filter((f) => f.endsWith('.ts') && !JOB_SUPPORT.has(f))) {
   entryPoints[file.slice(0, -'.ts'.length)] = built(join(src, 'jobs', file));
 }
+// Worker threads of the engine's own, started from the module beside them (engine/module-worker.ts).
+const THREADS = { 'export-thread': 'engine/export/export-period.js' };
+for (const name of Object.keys(THREADS)) entryPoints[name] = built(join(src, 'engine', 'export', `${name}.ts`));
 
 rmSync(out, { recursive: true, force: true });
 const result = await build({
@@ -82,12 +85,17 @@ const result = await build({
   ],
 });
 
-// The scheduler starts jobs from files beside its own module: they must share a directory.
-const schedulerChunk = Object.entries(result.metafile.outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith('dist/jobs/scheduler.js')));
-if (!schedulerChunk) throw new Error('bundle: no output holds dist/jobs/scheduler.js');
-const jobNames = Object.keys(entryPoints).filter((name) => !name.includes('/') && name !== 'ecf');
-const schedulerDir = relative(root, join(schedulerChunk[0], '..'));
-if (schedulerDir !== relative(root, out)) throw new Error(`bundle: the scheduler landed in ${schedulerDir}, not beside the jobs (${jobNames.join(', ')})`);
+// The scheduler starts jobs, and the export its thread, from files beside their own module: each
+// must land at the bundle's root, with them.
+const landedAtRoot = (module, what) => {
+  const chunk = Object.entries(result.metafile.outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith(`dist/${module}`)));
+  if (!chunk) throw new Error(`bundle: no output holds dist/${module}`);
+  const dir = relative(root, join(chunk[0], '..'));
+  if (dir !== relative(root, out)) throw new Error(`bundle: dist/${module} landed in ${dir}, not beside ${what}`);
+};
+const jobNames = Object.keys(entryPoints).filter((name) => !name.includes('/') && name !== 'ecf' && !(name in THREADS));
+landedAtRoot('jobs/scheduler.js', `the jobs (${jobNames.join(', ')})`);
+for (const [name, module] of Object.entries(THREADS)) landedAtRoot(module, name);
 const files = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length;
 const source = readFileSync(join(dist, 'jobs', 'scheduler.js'), 'utf8');
 if (!jobNames.every((name) => source.includes(`'${name}'`))) throw new Error(`bundle: the scheduler names a job that is not bundled (have ${jobNames.join(', ')})`);

@@ -1,9 +1,10 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extname, join } from 'node:path';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 import Bree from 'bree';
 import type { JobData } from './job-runtime.js';
 import { registerScheduler, staleAfterMsFor } from '../engine/health/index.js';
+import { startModuleWorker } from '../engine/module-worker.js';
 
 export interface JobSpec {
   readonly name: string;
@@ -60,11 +61,7 @@ export interface Scheduler {
 
 /** bree, taught to start TypeScript job files (tests, development) through tsx. */
 class JobBree extends Bree {
-  override createWorker = (filename: string, options: Partial<WorkerOptions>): Worker => {
-    if (!filename.endsWith('.ts')) return new Worker(filename, options);
-    const url = JSON.stringify(pathToFileURL(filename).href);
-    return new Worker(`import('tsx/esm/api').then((api) => api.tsImport(${url}, ${url}))`, { ...options, eval: true });
-  };
+  override createWorker = (filename: string, options: Partial<WorkerOptions>): Worker => startModuleWorker(pathToFileURL(filename), options);
 }
 
 /** Starts bree with each job on its interval, the first run at start or after the job's firstRunAfterMs. */

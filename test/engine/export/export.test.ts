@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { revokeCertificate, listCertificates } from '../../../src/engine/certificates/certificates.js';
 import { exportPeriod, exportPeriodFile, verifyExport } from '../../../src/engine/export/index.js';
+import { EngineError } from '../../../src/engine/errors.js';
 import { appendJournal } from '../../../src/engine/journal/index.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 import { tenantKey } from '../../../src/engine/tenants/lookup.js';
@@ -165,6 +166,15 @@ with zipfile.ZipFile(src) as z, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) 
     const manifest = await verifyExport(join(dir, 'manifest.zip'));
     expect(manifest.manifestSignature).toBe('invalid');
     expect(manifest.problems.find((p) => p.file === 'manifest.xml')?.problem).toMatch(/changed after signing/);
+
+    // The walk runs in a thread of its own: what goes wrong there comes back as the same EngineError, and nothing is left.
+    const damaged = join(dir, 'damaged.zip');
+    const { store_key } = await h.engine.db.selectFrom('ecf').select('store_key').where('id', '=', e34.id).executeTakeFirstOrThrow();
+    await h.engine.db.updateTable('ecf_documents').set({ xml: Buffer.from('not the signed e-CF') }).where('ecf_key', '=', store_key).execute();
+    const thrown = await exportPeriodFile(h.engine, h.tenant.id, exportPeriod({ month: '2026-03' }), damaged).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(EngineError);
+    expect(thrown).toMatchObject({ kind: 'damaged', code: 'Store.DocumentDamaged', message: expect.stringContaining(e34.encf) });
+    expect(readdirSync(dir).filter((f) => f.startsWith('damaged'))).toEqual([]);
 
     for (const c of await listCertificates(h.engine, h.tenant.id)) await revokeCertificate(h.engine, h.tenant.id, c.id);
     const none = join(dir, 'none.zip');
