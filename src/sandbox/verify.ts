@@ -2,10 +2,10 @@ import type { Element } from '@xmldom/xmldom';
 
 /**
  * The sandbox checks documents as the engine's receiver does: the engine's parser, and a
- * signature check with the same rules and canonicalization (signature.ts), made cheap.
+ * signature check with the same rules and canonicalization (engine/signing/fast-verify.ts), made cheap.
  */
 export { parseXml, textOf, type Parsed, type SignatureCheck } from '../engine/signing/verify.js';
-export { verifySignature } from './signature.js';
+export { verifySignatureFast as verifySignature } from '../engine/signing/fast-verify.js';
 
 /**
  * The text of the first element of each name under `root` (as textOf gives

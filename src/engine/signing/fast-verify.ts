@@ -1,12 +1,13 @@
 import { X509Certificate, createHash, timingSafeEqual, verify as rsaVerify, type KeyObject } from 'node:crypto';
 import type { Document, Element } from '@xmldom/xmldom';
 import { C14nCanonicalization, C14nCanonicalizationWithComments, ExclusiveCanonicalization, ExclusiveCanonicalizationWithComments } from 'xml-crypto';
-import { DSIG, dsigChild, elementChildren, signatureShape, verifySignature as verifyWithXmlCrypto, type SignatureCheck } from '../engine/signing/verify.js';
-import { C14N, C14N_COMMENTS, ENVELOPED, EXC_C14N, EXC_C14N_COMMENTS } from '../engine/signing/algorithms.js';
+import { DSIG, dsigChild, elementChildren, signatureShape, verifySignature as verifyWithXmlCrypto, type SignatureCheck } from './verify.js';
+import { C14N, C14N_COMMENTS, ENVELOPED, EXC_C14N, EXC_C14N_COMMENTS } from './algorithms.js';
 
 /**
- * The sandbox's signature check: the same rules as the engine's receiver
- * (src/engine/signing/verify.ts, NOTES §5) and the same canonicalization
+ * The fast signature check of the sandbox, `ecf store verify --signatures`
+ * and `ecf export verify`: the same rules as the engine's receiver
+ * (verify.ts, NOTES §5) and the same canonicalization
  * code (xml-crypto's), without what made it cost ~13 ms a document:
  * xml-crypto's checkSignature parses the document again and finds every
  * node with XPath over the whole tree. Here the document parsed once is
@@ -100,7 +101,7 @@ const sameBase64 = (a: string, b: string): boolean => {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 };
 
-export function verifySignature(xml: string, parsed: { doc: Document; root: Element }, at: Date): SignatureCheck {
+export function verifySignatureFast(xml: string, parsed: { doc: Document; root: Element }, at: Date): SignatureCheck {
   const { root } = parsed;
   const signatures = signatureElements(root);
   const shape = signatureShape(root, signatures);
