@@ -45,7 +45,8 @@
  *  18. areas that only consume the ones above, in no order among
  *      themselves: reception/, webhooks/, health/, metrics/, setup/,
  *      certification/, retention/ (the store-clean job's rules),
- *      export/ (the period export and its verifier)
+ *      export/ (the period export and its verifier), console-sessions/
+ *      (the web console's sign-in)
  *  19. composition   engine.ts (opens the store and makes the ports: the
  *                    Engine), the work registry (work-handlers.ts) and the
  *                    background work that runs it (background-work.ts),
@@ -85,7 +86,7 @@ const LAYERS = [
   ['ecf-records', '^src/engine/ecf/(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$'],
   ['submission', '^src/engine/submission/'],
   ['ecf', '^src/engine/ecf/(?!(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$)'],
-  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention|export)/'],
+  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention|export|console-sessions)/'],
   ['composition', '^src/engine/(engine|engine-types|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];
 
