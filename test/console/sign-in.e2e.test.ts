@@ -40,14 +40,14 @@ describe('the console in a browser', () => {
     expect(header).toContain('Administrador');
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Inicio', 'e-CF', 'Emitir', 'Recibidos', 'Secuencias', 'Certificados', 'Webhooks', 'Certificación']);
     // The built stylesheet is applied (the header band is coloured).
-    expect(await page.locator('header').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(11, 61, 102)');
+    expect(await page.locator('header').evaluate('(el) => getComputedStyle(el).backgroundColor')).toBe('rgb(11, 61, 102)');
     expect(await axe(page)).toEqual([]);
     const shots = await screenshot(page, 'overview');
     expect(shots.every((p) => existsSync(p))).toBe(true);
 
     // The keyboard reaches the skip link first, and it leads to the main content.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Saltar al contenido');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Saltar al contenido');
 
     await page.getByLabel('Idioma').selectOption('en');
     await page.getByRole('button', { name: 'Cambiar' }).click();
