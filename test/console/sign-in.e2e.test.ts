@@ -40,7 +40,7 @@ describe('the console in a browser', () => {
     expect(header).toContain('Administrador');
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Inicio', 'e-CF', 'Emitir', 'Recibidos', 'Secuencias', 'Certificados', 'Webhooks', 'Certificación']);
     // The built stylesheet is applied (the header band is coloured).
-    expect(await page.locator('header').evaluate('(el) => getComputedStyle(el).backgroundColor')).toBe('rgb(11, 61, 102)');
+    expect(await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor")).toBe('rgb(11, 61, 102)');
     expect(await axe(page)).toEqual([]);
     const shots = await screenshot(page, 'overview');
     expect(shots.every((p) => existsSync(p))).toBe(true);
