@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveConsoleSession, type ConsolePrincipal } from '../engine/console-sessions/index.js';
 import { getSetting } from '../engine/settings/index.js';
 import { findTenant, OPERATION_ROLES, tenantScope, type TenantOperation } from '../engine/tenants/index.js';
+import { EngineError } from '../engine/errors.js';
+import { problemFor } from '../http/problem.js';
 import { isLoopback } from '../http/routes/metrics.js';
 import { chooseLanguage, type Lang, type MessageKey } from './i18n/index.js';
 import { cookies, csrfMatches, fromOwnOrigin, LANG_COOKIE, presentedCsrf, SESSION_COOKIE } from './session.js';
@@ -62,7 +64,17 @@ export class ConsoleRefusal extends Error {
 
 export type ConsoleExposure = 'off' | 'loopback' | 'public';
 
-/** Calls `notFound` for a caller the `console.exposure` setting does not let in, as /metrics does. */
+/**
+ * The answer to a caller `console.exposure` keeps out: the server's own 404
+ * problem, the same as for a path that does not exist, so the console is not
+ * revealed (the console's own 404 page would reveal it).
+ */
+function hiddenNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const problem = problemFor(new EngineError('not_found', 'Http.RouteNotFound', `No route ${request.method} ${request.url.split('?')[0]}.`), request.url, request.id);
+  return reply.status(problem.status).type('application/problem+json').send(problem.body);
+}
+
+/** Whether the `console.exposure` setting lets this caller in (read on each request, as /metrics does). */
 async function exposed(app: FastifyInstance, request: FastifyRequest): Promise<boolean> {
   const exposure = await getSetting<ConsoleExposure>(app.engine, 'console.exposure');
   return exposure === 'public' || (exposure === 'loopback' && isLoopback(request.ip));
@@ -84,7 +96,7 @@ export function registerConsoleAccess(app: FastifyInstance): void {
     const jar = cookies(request);
     const lang = chooseLanguage(jar[LANG_COOKIE], request.headers['accept-language']);
     request.consoleRequest = { lang, session: null, tenant: null };
-    if (!(await exposed(app, request))) return reply.callNotFound();
+    if (!(await exposed(app, request))) return hiddenNotFound(request, reply);
     if (request.method === 'POST' && !fromOwnOrigin(request)) throw new ConsoleRefusal(403, 'error.403.origin');
 
     const access = request.routeOptions.config.consoleAccess ?? 'public';

@@ -144,6 +144,14 @@ describe('the console door', () => {
     expect((await from('127.0.0.1')).statusCode).toBe(200);
     expect((await from('::1')).statusCode).toBe(200);
     expect((await from('192.168.1.20')).statusCode).toBe(404);
+    // The same answer as a path that does not exist, for a console page and an unknown console path alike.
+    const nowhere = await app.inject({ method: 'GET', url: '/nowhere', remoteAddress: '192.168.1.20' });
+    for (const url of ['/console/sign-in', '/console/no-such-page', '/console/']) {
+      const hidden = await app.inject({ method: 'GET', url, remoteAddress: '192.168.1.20' });
+      expect(hidden.statusCode, url).toBe(404);
+      expect(hidden.headers['content-type'], url).toBe(nowhere.headers['content-type']);
+      expect(hidden.json(), url).toMatchObject({ code: 'Http.RouteNotFound', status: 404, title: nowhere.json().title });
+    }
     expect((await app.inject({ method: 'GET', url: '/console/sign-in', remoteAddress: '192.168.1.20', headers: { 'x-forwarded-for': '127.0.0.1' } })).statusCode).toBe(404);
     await setSetting(engine, 'console.exposure', 'off');
     expect((await from('127.0.0.1')).statusCode).toBe(404);
