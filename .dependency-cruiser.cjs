@@ -45,7 +45,8 @@
  *  18. areas that only consume the ones above, in no order among
  *      themselves: reception/, webhooks/, health/, metrics/, setup/,
  *      certification/, retention/ (the store-clean job's rules),
- *      export/ (the period export and its verifier)
+ *      export/ (the period export and its verifier), console-sessions/
+ *      (the web console's sign-in)
  *  19. composition   engine.ts (opens the store and makes the ports: the
  *                    Engine), the work registry (work-handlers.ts) and the
  *                    background work that runs it (background-work.ts),
@@ -63,6 +64,8 @@
  *     migration runs never changes when live code does.
  *   - the engine never imports an adapter (src/http, src/cli, src/jobs,
  *     src/watch) nor the sandbox, nor fastify, oclif, bree or chokidar.
+ *   - src/console (the web console) is a door too; only src/http/app.ts
+ *     imports it.
  *   - adapters import an engine area only through its front door,
  *     src/engine/<area>/index.ts, or a root-level engine file.
  */
@@ -85,7 +88,7 @@ const LAYERS = [
   ['ecf-records', '^src/engine/ecf/(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$'],
   ['submission', '^src/engine/submission/'],
   ['ecf', '^src/engine/ecf/(?!(views|queries|search-key|list-counts|list-counts-postgres|search-postgres|amount-band)[.]ts$)'],
-  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention|export)/'],
+  ['consumers', '^src/engine/(reception|webhooks|health|metrics|setup|certification|retention|export|console-sessions)/'],
   ['composition', '^src/engine/(engine|engine-types|background-work|work-handlers)[.]ts$|^src/engine/backup/'],
 ];
 
@@ -144,7 +147,7 @@ module.exports = {
       comment: 'src/engine is the product; the doors (http, cli, jobs, watch) and the sandbox sit on it, never under it.',
       severity: 'error',
       from: { path: '^src/engine/' },
-      to: { path: '^src/(http|cli|jobs|watch|sandbox)/' },
+      to: { path: '^src/(http|cli|jobs|watch|console|sandbox)/' },
     },
     {
       name: 'engine-imports-no-framework',
@@ -158,8 +161,15 @@ module.exports = {
       comment:
         'The doors (http, cli, jobs, watch) import an engine area only through src/engine/<area>/index.ts (or its heavy.ts, the second door of what loads the pipeline, signing, the XSDs or the keychain, kept apart so light commands stay light), or a root-level engine file (engine.ts, clock.ts, errors.ts, ...): never a file deep in an area.',
       severity: 'error',
-      from: { path: '^src/(http|cli|jobs|watch)/' },
+      from: { path: '^src/(http|cli|jobs|watch|console)/' },
       to: { path: '^src/engine/[^/]+/', pathNot: '^src/engine/[^/]+/(index|heavy)[.]ts$' },
+    },
+    {
+      name: 'console-is-registered-by-the-http-app-only',
+      comment: 'The web console (src/console) is one door, mounted under /console by src/http/app.ts; nothing else reaches into it.',
+      severity: 'error',
+      from: { pathNot: '^src/(console/|http/app[.]ts$)' },
+      to: { path: '^src/console/' },
     },
   ],
   options: {

@@ -30,6 +30,7 @@ import healthRoutes from './routes/health.js';
 import { registerMetrics } from './routes/metrics.js';
 import { closeUnreadUploads } from './routes/multipart-errors.js';
 import { isDefect } from '../engine/xml/index.js';
+import consolePlugin from '../console/plugin.js';
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -143,6 +144,8 @@ export async function ecfApi(app: FastifyInstance, options: { readonly engine: E
   await app.register(webhookRoutes);
   await app.register(receptionRoutes);
   await app.register(exportRoutes);
+  // The web console: HTML pages in a context of their own (docs/console.md).
+  await app.register(consolePlugin, { prefix: '/console' });
 }
 Object.assign(ecfApi, { [Symbol.for('skip-override')]: true });
 

@@ -75,9 +75,10 @@ export const SECRET_TABLES: readonly string[] = ['sealed_secrets'];
  * let a caller skip authenticating again. The period exports asked for over
  * the API (migration 0027) name ZIP files in the source's data directory,
  * which a copy does not carry; an export is made again from the record (a
- * copied work item whose export row is absent finishes doing nothing).
+ * copied work item whose export row is absent finishes doing nothing). The
+ * console's sessions (migration 0028) would only let a copied cookie in.
  */
-export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'reception_tokens', 'exports'];
+export const EPHEMERAL_TABLES: readonly string[] = ['reception_seeds', 'reception_tokens', 'exports', 'console_sessions'];
 
 /** Columns filled by the store itself whose counter must move past the copied values (PostgreSQL identities). */
 const IDENTITIES: readonly { readonly table: string; readonly column: string }[] = [

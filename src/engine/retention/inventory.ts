@@ -75,6 +75,7 @@ export const STORE_TABLES = {
   reception_seeds: cleaned("the B2B receiver's seeds go once expired"),
   reception_tokens: cleaned("the B2B receiver's bearer tokens go once expired"),
   exports: cleaned('period exports asked for over the API: a finished one goes, row and ZIP, after exports.keep_days'),
+  console_sessions: cleaned("the web console's sessions go once expired (idle 8 h or 12 h after sign-in)"),
   ecf_fingerprints: cleaned('what duplicate detection compares, which looks back 7 days at most: older ones go'),
 } satisfies Record<keyof Database | MigrationTables, TableRetention>;
 

@@ -8,6 +8,7 @@ import type { SettingKey } from '../settings/catalogue.js';
 import type { STORE_TABLES } from './inventory.js';
 import type { Engine } from '../engine-types.js';
 import { exportFilePath } from '../export/paths.js';
+import { IDLE_MS } from '../console-sessions/sessions.js';
 
 /** The tables the inventory says are cleaned. */
 export type CleanedTable = { [T in keyof typeof STORE_TABLES]: (typeof STORE_TABLES)[T]['class'] extends 'cleaned' ? T : never }[keyof typeof STORE_TABLES];
@@ -197,6 +198,30 @@ const oldExports: CleaningRule = {
 };
 
 /**
+ * The console's sessions once ended: past their absolute expiry, or idle
+ * (last seen IDLE_MS or longer before now). A live one is never removed; a
+ * revoked key's sessions end on their next use (and are removed then) or here
+ * once expired.
+ */
+const endedConsoleSessions: CleaningRule = {
+  name: 'console_sessions',
+  table: 'console_sessions',
+  setting: null,
+  async removeBatch(tx, cutoff, limit) {
+    const idle = new Date(Date.parse(cutoff) - IDLE_MS).toISOString();
+    const ended = (eb: ExpressionBuilder<Database, 'console_sessions'>) => eb.or([eb('expires_at', '<=', cutoff), eb('seen_at', '<=', idle)]);
+    const pick = tx.selectFrom('console_sessions').select('id_hash').where(ended).limit(limit);
+    const r = await tx.deleteFrom('console_sessions').where(inPicked(tx, 'id_hash', pick)).$call(onPostgres(tx, ended)).executeTakeFirst();
+    const removed = Number(r.numDeletedRows);
+    return { removed, next: removed < limit ? 'done' : null };
+  },
+  count: (db, cutoff) => {
+    const idle = new Date(Date.parse(cutoff) - IDLE_MS).toISOString();
+    return countOf(db.selectFrom('console_sessions').where((eb) => eb.or([eb('expires_at', '<=', cutoff), eb('seen_at', '<=', idle)])));
+  },
+};
+
+/**
  * Every rule, in the order a run applies them: deliveries before events, so
  * an event whose last delivery goes in this run goes in this run too.
  */
@@ -208,4 +233,5 @@ export const CLEANING_RULES: readonly CleaningRule[] = [
   expiredCredentials('reception_tokens'),
   oldFingerprints,
   oldExports,
+  endedConsoleSessions,
 ];

@@ -260,6 +260,15 @@ export const SETTINGS = [
     'loopback',
     'Who may read GET /metrics (Prometheus): off answers 404 to everyone; loopback answers only callers on this machine; public answers anyone who reaches the port.',
   ),
+  define(
+    'console.exposure',
+    'platform',
+    Type.Union([Type.Literal('off'), Type.Literal('loopback'), Type.Literal('public')], {
+      errorMessage: 'must be off, loopback or public',
+    }),
+    'loopback',
+    'Who may open the web console (/console): off answers 404 to everyone; loopback answers only browsers on this machine; public answers anyone who reaches the port (each still signs in with an API key).',
+  ),
 ] as const;
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];

@@ -580,6 +580,20 @@ export interface ExportsTable {
   finished_at: string | null;
 }
 
+/** A signed-in browser of the web console (migration 0028). Instants are UTC ISO text. */
+export interface ConsoleSessionsTable {
+  /** SHA-256 (hex) of the random token the cookie holds. */
+  id_hash: string;
+  key_id: string;
+  tenant_id: string;
+  csrf: string;
+  created_at: string;
+  /** Last use; slid at most once a minute: idle expiry counts from it. */
+  seen_at: string;
+  /** The absolute expiry. */
+  expires_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
@@ -623,4 +637,5 @@ export interface Database {
   journal: JournalTable;
   journal_heads: JournalHeadsTable;
   exports: ExportsTable;
+  console_sessions: ConsoleSessionsTable;
 }

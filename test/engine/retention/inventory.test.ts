@@ -28,7 +28,7 @@ describe('the retention inventory', () => {
     const byClass = (c: string) => Object.entries(STORE_TABLES).filter(([, v]) => v.class === c).map(([t]) => t).sort();
     const touched = [...new Set(CLEANING_RULES.map((r) => r.table))].sort();
     expect(touched).toEqual(byClass('cleaned'));
-    expect(touched).toEqual(['ecf_fingerprints', 'events', 'exports', 'reception_seeds', 'reception_tokens', 'webhook_deliveries']);
+    expect(touched).toEqual(['console_sessions', 'ecf_fingerprints', 'events', 'exports', 'reception_seeds', 'reception_tokens', 'webhook_deliveries']);
     // The records the issue names are never cleaned.
     for (const t of ['ecf', 'ecf_documents', 'document_certificates', 'ecf_attempts', 'received_ecf', 'received_ecf_approvals', 'inbound_approvals', 'annulments', 'annulment_lines', 'certification_cases', 'sequence_ranges', 'certificates', 'tenants']) {
       expect(STORE_TABLES[t as keyof typeof STORE_TABLES].class, t).toBe('record');

@@ -117,6 +117,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
   journal: { tenant_key: true, seq: true, at: true, kind: true, ecf_key: true, ref: true, digest: true, data: true, link: true },
   journal_heads: { tenant_key: true, seq: true, hash: true },
   exports: { id: true, tenant_id: true, environment: true, period_from: true, period_to: true, status: true, reason: true, file_bytes: true, created_at: true, finished_at: true },
+  console_sessions: { id_hash: true, key_id: true, tenant_id: true, csrf: true, created_at: true, seen_at: true, expires_at: true },
 };
 const TABLES = Object.keys(SCHEMA).sort();
 

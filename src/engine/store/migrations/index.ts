@@ -26,6 +26,7 @@ import * as documentKey from './0024-document-key.js';
 import * as searchCounts from './0025-search-counts.js';
 import * as journal from './0026-journal.js';
 import * as periodExports from './0027-exports.js';
+import * as consoleSessions from './0028-console-sessions.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025-search-counts': searchCounts,
   '0026-journal': journal,
   '0027-exports': periodExports,
+  '0028-console-sessions': consoleSessions,
 };
