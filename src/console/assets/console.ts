@@ -9,6 +9,10 @@
  *   `done: true` stops the polling (nothing left to change).
  * - `postJson(url, body)` (window.ecfConsole) posts with the page's CSRF token in `x-csrf-token`.
  */
+import './ecf.js';
+import './issue.js';
+import './admin.js';
+
 const POLL_MS = 5000;
 
 document.addEventListener('submit', (event) => {

@@ -1,7 +1,10 @@
+import { adminEn } from './admin.js';
+import { ecfEn } from './ecf.js';
+import { issueEn } from './issue.js';
 import type { MessageKey } from './es.js';
 
 /** The console's words in English: exactly the keys of es.ts (TypeScript refuses a missing or extra one). */
-export const en: { readonly [K in MessageKey]: string } = {
+const shell = {
   'app.name': 'e-CF console',
   'shell.skip': 'Skip to content',
   'shell.nav': 'Main navigation',
@@ -58,3 +61,5 @@ export const en: { readonly [K in MessageKey]: string } = {
   'error.500': 'Something failed on the server. The error was logged.',
   'confirm.default': 'Are you sure?',
 };
+
+export const en: { readonly [K in MessageKey]: string } = { ...shell, ...ecfEn, ...issueEn, ...adminEn };

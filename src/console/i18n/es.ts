@@ -3,7 +3,11 @@
  * Keys are `area.what`; `{name}` is a parameter `t()` fills in (escaped by
  * the page, never here). en.ts must have exactly these keys.
  */
-export const es = {
+import { adminEs } from './admin.js';
+import { ecfEs } from './ecf.js';
+import { issueEs } from './issue.js';
+
+const shell = {
   'app.name': 'Consola e-CF',
   'shell.skip': 'Saltar al contenido',
   'shell.nav': 'Navegación principal',
@@ -60,5 +64,8 @@ export const es = {
   'error.500': 'Algo falló en el servidor. El error quedó registrado.',
   'confirm.default': '¿Está seguro?',
 } as const satisfies Record<string, string>;
+
+/** The whole catalogue: the shell's words here, each area's in its own file (i18n/<area>.ts). */
+export const es = { ...shell, ...ecfEs, ...issueEs, ...adminEs };
 
 export type MessageKey = keyof typeof es;

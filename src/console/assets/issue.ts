@@ -1,0 +1,2 @@
+// The script of the console's issue pages (imported by console.ts).
+export {};
