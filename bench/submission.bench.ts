@@ -11,10 +11,13 @@
 // measured on their own too. Environment: BENCH_N (default 500).
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import SQLite from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../src/engine/clock.js';
 import { openEngine } from '../src/engine/engine.js';
+import { DATABASE_FILE } from '../src/engine/data-dir.js';
+import { readEcfXml } from '../src/engine/store/documents/index.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { setSetting } from '../src/engine/settings/settings.js';
 import { WORK_HANDLERS } from '../src/engine/work-handlers.js';
@@ -26,6 +29,7 @@ import { parseXml, verifySignature } from '../src/sandbox/verify.js';
 import { payload } from './documents.js';
 import { seedBenchIssuer } from './seed.js';
 import { rate } from './measure.js';
+import { sqliteParts } from './store-sizes.js';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const BATCH = 50;
@@ -56,7 +60,10 @@ for (let i = 0; i < N; i++) {
   ids.push((await issueEcf(engine, tenantId, { idempotencyKey: `bench-${i}`, payload: body })).ecf.id);
 }
 const issueSeconds = (performance.now() - issuedStart) / 1000;
-const sample = (await engine.db.selectFrom('ecf_documents').select('xml').where('ecf_key', '=', (eb) => eb.selectFrom('ecf').select('store_key').where('id', '=', ids[0]!)).executeTakeFirstOrThrow()).xml.toString('utf8');
+// The signed bytes as the engine reads them back (documents are stored compressed).
+const sampleRow = await engine.db.selectFrom('ecf_documents as d').innerJoin('ecf as e', 'e.store_key', 'd.ecf_key')
+  .select(['e.id', 'e.encf', 'e.document_hash', 'd.xml', 'd.xml_sha256']).where('e.id', '=', ids[0]!).executeTakeFirstOrThrow();
+const sample = (await readEcfXml(engine.documents, engine.db, sampleRow)).toString('utf8');
 
 // ---- the drain (timed)
 const before = memory();
@@ -96,7 +103,8 @@ const rawVerify = rate(() => verify('sha256', signedInfoSized, publicKey, signat
 const at = new Date(Date.now() + skipped);
 const sandboxVerify = rate(() => {
   const parsed = parseXml(sample);
-  if (!parsed.ok || !verifySignature(sample, parsed, at).ok) throw new Error('the sample does not verify');
+  const check = parsed.ok ? verifySignature(sample, parsed, at) : parsed;
+  if (!check.ok) throw new Error(`the sample does not verify: ${check.reason}`);
 });
 const sandboxXsd = rate(() => {
   if (!validateAgainstSchema('ecf31', sample).valid) throw new Error('the sample is not valid');
@@ -105,7 +113,12 @@ const sandboxXsd = rate(() => {
 const statuses = await engine.db.selectFrom('ecf').select(['status']).execute();
 const accepted = statuses.filter((s) => s.status === 'accepted').length;
 const stats = sandbox.control.stats();
+// The journal's cost over the whole life of an e-CF (issued, submitted, accepted): entries and bytes.
+const journalEntries = Number((await engine.db.selectFrom('journal').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 await engine.close();
+const store = new SQLite(join(dataDir, DATABASE_FILE), { readonly: true });
+const journalBytes = sqliteParts(store).filter((p) => p.name === 'journal' || p.kind === 'index on journal').reduce((sum, p) => sum + p.bytes, 0);
+store.close();
 await sandbox.close();
 if (accepted !== N) throw new Error(`only ${accepted} of ${N} e-CF were accepted`);
 
@@ -124,6 +137,7 @@ console.log(
   `sandbox: ${stats.receptions} receptions, ${stats.resultQueries} result queries, ${stats.tokensIssued} tokens (= seed signatures), ${stats.unauthorized} unauthorized; ` +
     `its checks alone would take ~${((accepted / sandboxVerify + accepted / sandboxXsd) / seconds * 100).toFixed(0)}% of the drain`,
 );
+console.log(`journal: ${journalEntries} entries for ${N} e-CF issued, submitted and accepted (${(journalEntries / N).toFixed(2)} per e-CF), ${Math.round(journalBytes / N)} bytes per e-CF on disk (table and indexes, SQLite pages in use)`);
 console.log(`memory at start:         maxRSS ${atStart.maxRssKb} KB (${mb(atStart.maxRssKb * 1024)}), heap used ${mb(atStart.heapUsed)}`);
 console.log(`memory before the drain: maxRSS ${before.maxRssKb} KB (${mb(before.maxRssKb * 1024)}), heap used ${mb(before.heapUsed)}`);
 console.log(`memory after the drain:  maxRSS ${after.maxRssKb} KB (${mb(after.maxRssKb * 1024)}), heap used ${mb(after.heapUsed)}`);
