@@ -58,7 +58,7 @@ for (const file of readdirSync(join(src, 'jobs')).filter((f) => f.endsWith('.ts'
   entryPoints[file.slice(0, -'.ts'.length)] = built(join(src, 'jobs', file));
 }
 // Worker threads of the engine's own, started from the module beside them (engine/module-worker.ts).
-const THREADS = { 'export-thread': 'engine/export/export-period.js' };
+const THREADS = { 'export-thread': 'engine/export/in-thread.js' };
 for (const name of Object.keys(THREADS)) entryPoints[name] = built(join(src, 'engine', 'export', `${name}.ts`));
 
 rmSync(out, { recursive: true, force: true });

@@ -2,10 +2,9 @@ import { resolve } from 'node:path';
 import { credentialsIn } from '../certificates/certificates.js';
 import type { Engine } from '../engine-types.js';
 import { EngineError, conflict, invalidField } from '../errors.js';
-import { siblingModule, startModuleWorker } from '../module-worker.js';
 import { ENVIRONMENTS } from '../schema-types.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
-import type { ExportThreadData, ExportThreadMessage } from './export-thread.js';
+import { runInThread } from './in-thread.js';
 import type { ExportPlan, ExportProgress, ExportReport } from './export-walk.js';
 import type { ExportPeriod } from './period.js';
 
@@ -13,11 +12,8 @@ import type { ExportPeriod } from './period.js';
  * The period export (docs/record.md), as the CLI and the API's background
  * work start it. The caller's engine settles what needs its ports (the
  * tenant, the environment, the credentials from its secret store, its
- * clock); the walk then runs in a worker thread of its own, for two reasons:
- * it is CPU-bound for minutes at a million e-CF and would hold `ecf serve`'s
- * event loop, and a thread's young generation can be bounded (V8 grows it
- * to 128 MB under the walk's allocation rate, which was most of the peak
- * RSS; docs/record.md has the figures).
+ * clock); the walk (export-walk.ts) then runs in a worker thread of its
+ * own (in-thread.ts says why).
  */
 
 export type { ExportProgress, ExportReport } from './export-walk.js';
@@ -31,9 +27,6 @@ export interface ExportOptions {
 }
 
 const PAGE = 200;
-
-/** The walk's young generation, in MB: 16 keeps the scavenger's pauses short and its memory small; more buys no speed (docs/record.md). */
-const YOUNG_GENERATION_MB = 16;
 
 async function exportCredentials(engine: Engine, tenantId: string) {
   try {
@@ -66,28 +59,14 @@ async function planExport(engine: Engine, tenantId: string, period: ExportPeriod
 
 export async function exportPeriodFile(engine: Engine, tenantId: string, period: ExportPeriod, file: string, options: ExportOptions = {}): Promise<ExportReport> {
   const plan = await planExport(engine, tenantId, period, file, options);
-  const workerData: ExportThreadData = {
-    plan,
-    dataDir: engine.dataDir,
-    ...(engine.databaseUrl && { databaseUrl: engine.databaseUrl }),
-    ...(engine.restartSignal && { restartSignal: engine.restartSignal }),
-  };
-  const worker = startModuleWorker(siblingModule(import.meta.url, 'export-thread'), { workerData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-  return new Promise<ExportReport>((done, fail) => {
-    let answer: ExportThreadMessage | undefined;
-    worker.on('message', (m: ExportThreadMessage) => {
-      if ('progress' in m) options.onProgress?.(m.progress);
-      else answer = m;
-    });
-    worker.on('error', fail);
-    worker.on('exit', (code) => {
-      if (answer && 'report' in answer) return done(answer.report);
-      if (answer && 'error' in answer) {
-        const e = answer.error;
-        if (e.kind && e.code) return fail(new EngineError(e.kind, e.code, e.message));
-        return fail(Object.assign(new Error(e.message), e.stack && { stack: e.stack }));
-      }
-      fail(new Error(`The export's thread ended (code ${code}) without a report.`));
-    });
-  });
+  return runInThread<ExportReport, ExportProgress>(
+    {
+      task: 'export',
+      plan,
+      dataDir: engine.dataDir,
+      ...(engine.databaseUrl && { databaseUrl: engine.databaseUrl }),
+      ...(engine.restartSignal && { restartSignal: engine.restartSignal }),
+    },
+    options.onProgress,
+  );
 }

@@ -5,31 +5,36 @@ import { EngineError } from '../errors.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { documentStore } from '../store/documents/index.js';
 import type { RestartSignal } from '../store/checkpointer.js';
-import { writeExport, type ExportPlan, type ExportProgress, type ExportReport } from './export-walk.js';
+import { writeExport, type ExportPlan } from './export-walk.js';
+import { checkExport } from './verify-export.js';
 
 /**
- * The export's thread (export-period.ts starts it): its own connection to
- * the store, read only, and the walk. It answers with messages: progress,
- * then the report or the error.
+ * The thread of an export task (in-thread.ts starts it). The period's walk
+ * opens its own connection to the store, read only; the verification needs
+ * only the file. It answers with messages: progress, then the result or
+ * the error.
  */
 
-export interface ExportThreadData {
-  readonly plan: ExportPlan;
-  readonly dataDir: string;
-  readonly databaseUrl?: string;
-  /** The serving engine's checkpointer signal: this connection then never checkpoints itself. */
-  readonly restartSignal?: RestartSignal;
-}
+export type ThreadTask =
+  | {
+      readonly task: 'export';
+      readonly plan: ExportPlan;
+      readonly dataDir: string;
+      readonly databaseUrl?: string;
+      /** The serving engine's checkpointer signal: this connection then never checkpoints itself. */
+      readonly restartSignal?: RestartSignal;
+    }
+  | { readonly task: 'verify'; readonly file: string; readonly signatures: boolean };
 
-export type ExportThreadMessage =
-  | { readonly progress: ExportProgress }
-  | { readonly report: ExportReport }
+export type ThreadMessage =
+  | { readonly progress: unknown }
+  | { readonly result: unknown }
   | { readonly error: { readonly kind?: EngineError['kind']; readonly code?: string; readonly message: string; readonly stack?: string } };
 
-const data = workerData as ExportThreadData;
-const post = (m: ExportThreadMessage) => parentPort!.postMessage(m);
+const post = (m: ThreadMessage) => parentPort!.postMessage(m);
+const progress = (p: unknown) => post({ progress: p });
 
-async function open(): Promise<Db> {
+async function open(data: Extract<ThreadTask, { task: 'export' }>): Promise<Db> {
   if (data.databaseUrl) {
     const { openPostgres } = await import('../store/postgres.js');
     return openPostgres(data.databaseUrl, { maxConnections: 1 });
@@ -37,12 +42,19 @@ async function open(): Promise<Db> {
   return openDatabase(join(data.dataDir, DATABASE_FILE), { autoCheckpoint: data.restartSignal === undefined, ...(data.restartSignal && { restartSignal: data.restartSignal }) });
 }
 
-const db = await open();
+async function run(data: ThreadTask): Promise<unknown> {
+  if (data.task === 'verify') return checkExport(data.file, { signatures: data.signatures, onProgress: (checked, of) => progress({ checked, of }) });
+  const db = await open(data);
+  try {
+    return await writeExport({ db, documents: documentStore() }, data.plan, progress);
+  } finally {
+    await db.destroy();
+  }
+}
+
 try {
-  post({ report: await writeExport({ db, documents: documentStore() }, data.plan, (progress) => post({ progress })) });
+  post({ result: await run(workerData as ThreadTask) });
 } catch (e) {
   const error = e as Error;
   post({ error: e instanceof EngineError ? { kind: e.kind, code: e.code, message: e.message } : { message: error.message ?? String(e), ...(error.stack && { stack: error.stack }) } });
-} finally {
-  await db.destroy();
 }

@@ -8,6 +8,7 @@ import { MANIFEST_NAME } from './manifest.js';
 import { readManifest } from './manifest-reader.js';
 import { ZipReader, type ZipEntry } from './zip-reader.js';
 import { signatureChecker } from '../signing/signature-checker.js';
+import { runInThread } from './in-thread.js';
 
 /**
  * `ecf export verify`: an export checked from its own bytes, with no store:
@@ -86,7 +87,12 @@ async function* lines(pieces: AsyncIterable<Buffer>): AsyncGenerator<string> {
   if (carry !== '') yield carry;
 }
 
-export async function verifyExport(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerifyReport> {
+/** `ecf export verify`, run in a worker thread of its own (in-thread.ts says why). */
+export const verifyExport = (file: string, options: ExportVerifyOptions = {}): Promise<ExportVerifyReport> =>
+  runInThread<ExportVerifyReport, { checked: number; of: number }>({ task: 'verify', file, signatures: options.signatures !== false }, options.onProgress && ((p) => options.onProgress!(p.checked, p.of)));
+
+/** The verification itself, in the thread. */
+export async function checkExport(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerifyReport> {
   const zip = new ZipReader(file);
   const work = mkdtempSync(join(tmpdir(), 'ecf-export-verify-'));
   const problems: ExportProblem[] = [];
