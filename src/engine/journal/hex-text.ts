@@ -16,17 +16,6 @@ export function hexByte(text: string, i: number): number {
   return high < 0 || low < 0 ? -1 : (high << 4) | low;
 }
 
-/** The four bytes written at `i` (eight digits) as one unsigned big-endian number, or -1. */
-export function hexWord(text: string, i: number): number {
-  let word = 0;
-  for (let k = 0; k < 8; k++) {
-    const d = nibble(text, i + k);
-    if (d < 0) return -1;
-    word = word * 16 + d;
-  }
-  return word;
-}
-
 /** Whether `text` (hex) spells the first `length` bytes of `bytes`. */
 export function hexStartsEqual(text: string | null, bytes: Uint8Array, length: number): boolean {
   if (text === null || text.length !== 2 * length) return false;
