@@ -1,13 +1,15 @@
 import { sql } from 'kysely';
 import type { Engine } from '../engine.js';
 import type { Db } from '../store/database.js';
-import { GENESIS, linkOf, nextHash, type ChainEntry } from './chain.js';
+import { GENESIS, LINK_BYTES, chainHash, linkOf } from './chain.js';
 import { checkClosingSignature, type ClosingData } from './closing-data.js';
 import { CLOSINGS, Found, ISSUED, RECEIVED, entryFault, type AuditProblem, type Tenant } from './audit-problem.js';
 import { verifyIssued, verifyReceived } from './verify-store.js';
 import { ANSWERS, verifyAnswers } from './verify-answers.js';
 import { KeyIndex, textKey } from './key-index.js';
+import { hexStartsEqual } from './hex-text.js';
 import { kindName } from './kinds.js';
+import { openRowReader, type RowReader } from './row-reader.js';
 
 /** Rows read a page at a time, in key order: memory stays flat whatever the journal's length. */
 export const AUDIT_PAGE_ROWS = 5000;
@@ -45,10 +47,15 @@ export async function verifyAudit(engine: Engine, options: { tenantId?: string; 
   let q = engine.db.selectFrom('tenants').select(['id', 'rnc', 'store_key']);
   if (options.tenantId) q = q.where('id', '=', options.tenantId);
   const tenants: TenantAudit[] = [];
-  for (const t of await q.orderBy('store_key').execute()) {
-    const audit = await verifyTenant(engine.db, { id: t.id, rnc: t.rnc, key: Number(t.store_key) }, options.pageRows ?? AUDIT_PAGE_ROWS);
-    tenants.push(audit);
-    options.onTenant?.(audit);
+  const reader = await openRowReader(engine);
+  try {
+    for (const t of await q.orderBy('store_key').execute()) {
+      const audit = await verifyTenant(engine.db, reader, { id: t.id, rnc: t.rnc, key: Number(t.store_key) }, options.pageRows ?? AUDIT_PAGE_ROWS);
+      tenants.push(audit);
+      options.onTenant?.(audit);
+    }
+  } finally {
+    await reader.close();
   }
   return {
     tenants,
@@ -58,7 +65,7 @@ export async function verifyAudit(engine: Engine, options: { tenantId?: string; 
   };
 }
 
-async function verifyTenant(db: Db, tenant: Tenant, pageRows: number): Promise<TenantAudit> {
+async function verifyTenant(db: Db, reader: RowReader, tenant: Tenant, pageRows: number): Promise<TenantAudit> {
   const counts = { entries: 0, signed: 0, unsigned: 0, ecf: 0, received: 0 };
   const result = (problem: AuditProblem | null): TenantAudit => ({
     tenantId: tenant.id,
@@ -70,9 +77,9 @@ async function verifyTenant(db: Db, tenant: Tenant, pageRows: number): Promise<T
     problem,
   });
   try {
-    const { issued, received, answers, headSeq } = await verifyChain(db, tenant, pageRows, counts);
-    counts.ecf = await verifyIssued(db, tenant, issued, pageRows, headSeq);
-    counts.received = await verifyReceived(db, tenant, received, pageRows, headSeq);
+    const { issued, received, answers, headSeq } = await verifyChain(db, reader, tenant, pageRows, counts);
+    counts.ecf = await verifyIssued(db, reader, tenant, issued, pageRows, headSeq);
+    counts.received = await verifyReceived(db, reader, tenant, received, pageRows, headSeq);
     await verifyAnswers(db, tenant, answers);
     return result(null);
   } catch (e) {
@@ -81,7 +88,11 @@ async function verifyTenant(db: Db, tenant: Tenant, pageRows: number): Promise<T
   }
 }
 
-async function verifyChain(db: Db, tenant: Tenant, pageRows: number, counts: { entries: number; signed: number; unsigned: number }) {
+// The chain's page: the columns in the order the loop below takes them, the blobs as hex text.
+const chainPage = (reader: RowReader) =>
+  `select seq, at, kind, ecf_key, ref, ${reader.hex('digest')}, data, ${reader.hex('link')} from journal where tenant_key = ? and seq > ? and seq <= ? order by seq limit ?`;
+
+async function verifyChain(db: Db, reader: RowReader, tenant: Tenant, pageRows: number, counts: { entries: number; signed: number; unsigned: number }) {
   const issued = new KeyIndex();
   const received = new KeyIndex();
   const answers: number[] = [];
@@ -90,46 +101,43 @@ async function verifyChain(db: Db, tenant: Tenant, pageRows: number, counts: { e
   const head = await headOf(db, tenant.key);
   let hash = GENESIS;
   let last = 0;
+  const page = chainPage(reader);
   for (;;) {
-    const rows = await db
-      .selectFrom('journal')
-      .select(['seq', 'at', 'kind', 'ecf_key', 'ref', 'digest', 'data', 'link'])
-      .where('tenant_key', '=', tenant.key)
-      .where('seq', '>', last)
-      .where('seq', '<=', head.seq)
-      .orderBy('seq')
-      .limit(pageRows)
-      .execute();
+    const rows = await reader.rows(page, [tenant.key, last, head.seq, pageRows]);
     for (const row of rows) {
-      const seq = Number(row.seq);
-      const kind = Number(row.kind);
-      const ecfKey = row.ecf_key === null ? null : Number(row.ecf_key);
-      const entry: ChainEntry = { tenantKey: tenant.key, seq, at: Number(row.at), kind, ecfKey, ref: row.ref, digest: row.digest, data: row.data };
+      const seq = row[0] as number;
+      const kind = row[2] as number;
+      const ecfKey = row[3] as number | null;
+      const ref = row[4] as string | null;
+      const digest = row[5] as string | null;
+      const data = row[6] as string | null;
+      const link = row[7] as string | null;
       if (seq !== last + 1) throw new Found({ seq: last + 1, kind: null, encf: null, what: `entry ${last + 1} is missing: after ${last} the next entry is ${seq}` });
-      if (!kindName(kind)) throw await entryFault(db, entry, `kind ${kind} is not in the catalogue (journal/kinds.ts)`);
-      if (CLOSINGS.has(kind)) {
-        const data = JSON.parse(row.data ?? 'null') as ClosingData | null;
-        if (!data?.lockedHead) throw await entryFault(db, entry, 'the closing holds no locked head');
-        if (data.lockedHead.seq !== seq - 1 || data.lockedHead.hash !== hash.toString('hex')) {
-          throw await entryFault(db, entry, `the closing locked seq ${data.lockedHead.seq} with hash ${data.lockedHead.hash}; the recomputed chain has seq ${seq - 1} with hash ${hash.toString('hex')}`);
+      if (!kindName(kind)) throw await entryFault(db, { seq, kind, ecfKey, ref }, `kind ${kind} is not in the catalogue (journal/kinds.ts)`);
+      const closing = CLOSINGS.has(kind);
+      if (closing) {
+        const closingData = JSON.parse(data ?? 'null') as ClosingData | null;
+        if (!closingData?.lockedHead) throw await entryFault(db, { seq, kind, ecfKey, ref }, 'the closing holds no locked head');
+        if (closingData.lockedHead.seq !== seq - 1 || closingData.lockedHead.hash !== hash.toString('hex')) {
+          throw await entryFault(db, { seq, kind, ecfKey, ref }, `the closing locked seq ${closingData.lockedHead.seq} with hash ${closingData.lockedHead.hash}; the recomputed chain has seq ${seq - 1} with hash ${hash.toString('hex')}`);
         }
       }
-      hash = nextHash(hash, entry);
-      if (!linkOf(hash).equals(row.link)) {
-        throw await entryFault(db, entry, `its stored link ${Buffer.from(row.link).toString('hex')} is not the recomputed ${linkOf(hash).toString('hex')}: the entry was changed (or put in another's place)`);
+      hash = chainHash(hash, tenant.key, seq, row[1] as number, kind, ecfKey, ref, digest, data);
+      if (!hexStartsEqual(link, hash, LINK_BYTES)) {
+        throw await entryFault(db, { seq, kind, ecfKey, ref }, `its stored link ${link?.toLowerCase() ?? 'none'} is not the recomputed ${linkOf(hash).toString('hex')}: the entry was changed (or put in another's place)`);
       }
-      if (CLOSINGS.has(kind)) {
+      if (closing) {
         // Checked after the link: a closing edited in place is named as an edited entry first.
-        const verdict = checkClosingSignature(JSON.parse(row.data!) as ClosingData);
-        if (!verdict.ok) throw await entryFault(db, entry, `the closing's ${verdict.reason}`);
+        const verdict = checkClosingSignature(JSON.parse(data!) as ClosingData);
+        if (!verdict.ok) throw await entryFault(db, { seq, kind, ecfKey, ref }, `the closing's ${verdict.reason}`);
         counts[verdict.signed ? 'signed' : 'unsigned']++;
       }
       if (ISSUED.has(kind)) {
-        if (ecfKey === null) throw await entryFault(db, entry, 'an e-CF entry without its e-CF');
-        issued.add(ecfKey, seq);
+        if (ecfKey === null) throw await entryFault(db, { seq, kind, ecfKey, ref }, 'an e-CF entry without its e-CF');
+        issued.add(ecfKey, seq, digest);
       } else if (RECEIVED.has(kind)) {
-        if (row.ref === null) throw await entryFault(db, entry, 'a received e-CF entry without its id');
-        received.add(textKey(row.ref), seq);
+        if (ref === null) throw await entryFault(db, { seq, kind, ecfKey, ref }, 'a received e-CF entry without its id');
+        received.add(textKey(ref), seq);
       } else if (ANSWERS.has(kind)) {
         answers.push(seq);
       }

@@ -53,6 +53,28 @@ describe('ecf audit verify against a store changed behind the engine', () => {
     });
   });
 
+  it('passes e-CF that share one issued_at or were issued out of store-key order, page after page (the e-CF are read in issued_at order)', async () => {
+    const { audit, run, key } = await setup();
+    await run(async (raw) => {
+      await raw.run('update ecf set issued_at = ? where tenant_key = ?', [1_700_000_000_000, key]);
+      expect(await audit()).toMatchObject({ problem: null, ecf: 5 });
+      await raw.run('update ecf set issued_at = ? - store_key where tenant_key = ?', [1_700_000_000_000, key]);
+      expect(await audit()).toMatchObject({ problem: null, ecf: 5 });
+    });
+  });
+
+  it("names an e-CF whose stored digest differs from its entry's only in the last byte", async () => {
+    const { audit, run, key, seq } = await setup();
+    await run(async (raw) => {
+      const second = await seq('E310000000002');
+      const [row] = await raw.rows<{ store_key: number | string; xml_sha256: Buffer }>("select e.store_key, d.xml_sha256 from ecf e join ecf_documents d on d.ecf_key = e.store_key where e.tenant_key = ? and e.encf = 'E310000000002'", [key]);
+      const changed = Buffer.from(row!.xml_sha256);
+      changed[31] = changed[31]! ^ 1;
+      await raw.run('update ecf_documents set xml_sha256 = ? where ecf_key = ?', [changed, Number(row!.store_key)]);
+      expect((await audit()).problem).toMatchObject({ seq: second, kind: 'ecf.issued', encf: 'E310000000002', what: expect.stringContaining(`the stored documents give ${changed.toString('hex')}`) });
+    });
+  });
+
   it('names an edited entry', async () => {
     const { audit, run, key, seq } = await setup();
     await run(async (raw) => {
