@@ -4,8 +4,8 @@ import { DATABASE_FILE } from '../data-dir.js';
 import { EngineError } from '../errors.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { documentStore } from '../store/documents/index.js';
-import type { RestartSignal } from '../store/checkpointer.js';
-import { writeExport, type ExportPlan } from './export-walk.js';
+import { writeExport } from './export-walk.js';
+import type { ThreadMessage, ThreadTask } from './in-thread.js';
 import { checkExport } from './verify-export.js';
 
 /**
@@ -14,22 +14,6 @@ import { checkExport } from './verify-export.js';
  * only the file. It answers with messages: progress, then the result or
  * the error.
  */
-
-export type ThreadTask =
-  | {
-      readonly task: 'export';
-      readonly plan: ExportPlan;
-      readonly dataDir: string;
-      readonly databaseUrl?: string;
-      /** The serving engine's checkpointer signal: this connection then never checkpoints itself. */
-      readonly restartSignal?: RestartSignal;
-    }
-  | { readonly task: 'verify'; readonly file: string; readonly signatures: boolean };
-
-export type ThreadMessage =
-  | { readonly progress: unknown }
-  | { readonly result: unknown }
-  | { readonly error: { readonly kind?: EngineError['kind']; readonly code?: string; readonly message: string; readonly stack?: string } };
 
 const post = (m: ThreadMessage) => parentPort!.postMessage(m);
 const progress = (p: unknown) => post({ progress: p });

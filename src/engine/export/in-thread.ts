@@ -1,6 +1,7 @@
 import { EngineError } from '../errors.js';
 import { siblingModule, startModuleWorker } from '../module-worker.js';
-import type { ThreadMessage, ThreadTask } from './export-thread.js';
+import type { RestartSignal } from '../store/checkpointer.js';
+import type { ExportPlan } from './export-walk.js';
 
 /**
  * Runs an export task (the period's walk, or the verification of a file) in
@@ -11,6 +12,23 @@ import type { ThreadMessage, ThreadTask } from './export-thread.js';
  * docs/record.md has the figures). Its progress comes back as messages; an
  * EngineError thrown there is thrown here as the same EngineError.
  */
+
+/** What the thread (export-thread.ts) is asked to do, and what it answers. */
+export type ThreadTask =
+  | {
+      readonly task: 'export';
+      readonly plan: ExportPlan;
+      readonly dataDir: string;
+      readonly databaseUrl?: string;
+      /** The serving engine's checkpointer signal: this connection then never checkpoints itself. */
+      readonly restartSignal?: RestartSignal;
+    }
+  | { readonly task: 'verify'; readonly file: string; readonly signatures: boolean };
+
+export type ThreadMessage =
+  | { readonly progress: unknown }
+  | { readonly result: unknown }
+  | { readonly error: { readonly kind?: EngineError['kind']; readonly code?: string; readonly message: string; readonly stack?: string } };
 
 /** The thread's young generation, in MB: 16 keeps the scavenger's pauses short and its memory small (docs/record.md). */
 const YOUNG_GENERATION_MB = 16;
