@@ -98,7 +98,7 @@ function lines(lang: Lang, doc: PrintedEcf): SafeHtml {
 function totals(lang: Lang, doc: PrintedEcf): SafeHtml {
   const names = [...TOTAL_KEYS.filter((k) => doc.totals[k] !== undefined), ...Object.keys(doc.totals).filter((k) => !(TOTAL_KEYS as readonly string[]).includes(k))];
   return html`<section aria-labelledby="h-totals"><h2 id="h-totals">${t(lang, 'ecf.detail.totals')}</h2>
-<dl class="facts totals">${names.map((k) => row(k, isMoneyName(k) ? amount(lang, doc.totals[k]!) : doc.totals[k]!))}</dl>
+<dl class="facts totals">${names.map((k) => row(isMessageKey(`ecf.total.${k}`) ? t(lang, `ecf.total.${k}` as 'ecf.total.MontoTotal') : k, isMoneyName(k) ? amount(lang, doc.totals[k]!) : doc.totals[k]!))}</dl>
 ${doc.additionalTaxes.length
     ? html`<h3>${t(lang, 'ecf.detail.taxes')}</h3><table><thead><tr><th scope="col">${t(lang, 'ecf.detail.taxCode')}</th><th scope="col" class="number">${t(lang, 'ecf.detail.taxRate')}</th><th scope="col" class="number">${t(lang, 'ecf.detail.amount')}</th></tr></thead>
 <tbody>${doc.additionalTaxes.map((x) => html`<tr><th scope="row">${x.code}</th><td class="number">${x.rate ?? ''}</td><td class="number">${amount(lang, x.especifico ?? x.advalorem ?? x.otros)}</td></tr>`)}</tbody></table>`
@@ -166,7 +166,7 @@ export default async function ecfDetailRoutes(app: FastifyInstance) {
     const open = !FINAL_STATES.has(e.status);
     return sendPage(request, reply, {
       title: t(lang, 'ecf.detail.title', { encf: e.encf }),
-      main: html`<p><a href="/console/ecf">${t(lang, 'ecf.detail.back')}</a></p>
+      main: html`<div class="ecf-detail"><p><a href="/console/ecf">${t(lang, 'ecf.detail.back')}</a></p>
 <div class="ecf-status"${open ? html` data-poll="/console/ecf/statuses?ids=${e.id}"` : ''}><p>${t(lang, 'ecf.detail.status')}: ${statusCell(lang, e.id, e.status)}</p></div>
 ${canRetry
   ? html`<form class="retry" method="post" action="/console/ecf/${e.id}/retry" data-confirm="${t(lang, 'ecf.detail.retryConfirm')}">${csrfField(request)}<button type="submit" aria-describedby="retry-hint">${t(lang, 'ecf.detail.retry')}</button> <span class="hint" id="retry-hint">${t(lang, 'ecf.detail.retryHint')}</span></form>`
@@ -178,7 +178,7 @@ ${totals(lang, doc)}
 ${reference(lang, doc)}
 ${authority(lang, e, attempts)}
 ${e.type === 33 || e.type === 34 ? '' : notes(lang, modifying)}
-${documents(lang, e)}`,
+${documents(lang, e)}</div>`,
     });
   });
 
