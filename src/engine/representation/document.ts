@@ -1,5 +1,8 @@
 import type { Engine } from '../engine.js';
-import { ecfXml } from '../ecf/queries.js';
+import { notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { readEcfXml } from '../store/documents/index.js';
+import { tenantKey } from '../tenants/lookup.js';
 import { readSignedEcf, type PrintedEcf } from './reader.js';
 
 /**
@@ -9,6 +12,15 @@ import { readSignedEcf, type PrintedEcf } from './reader.js';
  * recomputed from database values. NotFound for another tenant's id.
  */
 export async function ecfDocument(engine: Engine, tenantId: string, id: string): Promise<PrintedEcf> {
-  const { bytes } = await ecfXml(engine, tenantId, id);
-  return readSignedEcf(bytes);
+  const row = isUuid(id)
+    ? await engine.db
+        .selectFrom('ecf')
+        .innerJoin('ecf_documents', 'ecf_documents.ecf_key', 'ecf.store_key')
+        .select(['ecf.id', 'ecf.encf', 'ecf.document_hash', 'ecf_documents.xml', 'ecf_documents.xml_sha256'])
+        .where('ecf.tenant_key', '=', await tenantKey(engine.db, tenantId))
+        .where('ecf.id', '=', id)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound('Ecf');
+  return readSignedEcf(await readEcfXml(engine.documents, engine.db, row));
 }
