@@ -112,7 +112,7 @@ describe('the e-CF pages over HTTP', () => {
   it('answers 404 for another tenant’s e-CF on the detail, the PDF, the XML, retry and statuses', async () => {
     const { app, ours, invoice, foreign } = await setup();
     const { cookie, csrf } = await signIn(app, ours.keys.admin_tenant);
-    for (const url of [`/console/ecf/${foreign.id}`, `/console/ecf/${foreign.id}/pdf`, `/console/ecf/${foreign.id}/xml`, `/console/ecf/statuses?ids=${invoice.id},${foreign.id}`]) {
+    for (const url of [`/console/ecf/not-an-id`, `/console/ecf/${foreign.id}`, `/console/ecf/${foreign.id}/pdf`, `/console/ecf/${foreign.id}/xml`, `/console/ecf/statuses?ids=${invoice.id},${foreign.id}`]) {
       const res = await get(app, url, cookie);
       expect(res.statusCode, url).toBe(404);
       expect(res.body).not.toContain(foreign.encf);

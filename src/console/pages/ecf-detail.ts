@@ -1,18 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
 import { ecfXml, getEcf, notesModifying, type EcfView } from '../../engine/ecf/index.js';
 import { ecfDocument, ecfRepresentation, LAYOUTS, type Layout, type PrintedEcf } from '../../engine/representation/index.js';
 import { FINAL_STATES, listAttempts, retryRefusal, type AttemptView } from '../../engine/submission/index.js';
 import { retryEcf } from '../../engine/submission/heavy.js';
-import { Uuid } from '../../engine/schema-types.js';
 import { mayPerform } from '../access.js';
 import { dateTime, date, money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { isMessageKey, t, type Lang } from '../i18n/index.js';
 import { csrfField, flash, sendPage } from '../layout.js';
 import { ECF_TYPE_CODES, statusCell, statusLabel } from './ecf-list.js';
-
-const IdParams = Type.Object({ id: Uuid() });
 
 /** The totals a person looks for first, in this order; the XML's other totals follow under their own names. */
 const TOTAL_KEYS = ['MontoGravadoTotal', 'MontoExento', 'TotalITBIS', 'MontoImpuestoAdicional', 'MontoNoFacturable', 'MontoTotal', 'ValorPagar'] as const;
@@ -153,7 +149,7 @@ ${list.length ? html`<ul>${list.map((n) => html`<li><a href="/console/ecf/${n.id
  * it, and a retry button where retryEcf would accept it and the role may.
  */
 export default async function ecfDetailRoutes(app: FastifyInstance) {
-  app.get<{ Params: { id: string } }>('/ecf/:id', { config: { consoleAccess: 'ecf.get' }, schema: { params: IdParams } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/ecf/:id', { config: { consoleAccess: 'ecf.get' } }, async (request, reply) => {
     const { lang, session } = request.consoleRequest;
     const role = session!.principal.role;
     const e = await getEcf(app.engine, request.tenantId, request.params.id);
@@ -182,7 +178,7 @@ ${documents(lang, e)}</div>`,
     });
   });
 
-  app.post<{ Params: { id: string } }>('/ecf/:id/retry', { config: { consoleAccess: 'ecf.retry' }, schema: { params: IdParams } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/ecf/:id/retry', { config: { consoleAccess: 'ecf.retry' } }, async (request, reply) => {
     const e = await retryEcf(app.engine, request.tenantId, request.params.id);
     flash(request, reply, 'flash.ecf.retried');
     return reply.redirect(`/console/ecf/${e.id}`, 303);
@@ -190,7 +186,7 @@ ${documents(lang, e)}</div>`,
 
   app.get<{ Params: { id: string }; Querystring: { layout?: string; download?: string } }>(
     '/ecf/:id/pdf',
-    { config: { consoleAccess: 'ecf.representation' }, schema: { params: IdParams } },
+    { config: { consoleAccess: 'ecf.representation' } },
     async (request, reply) => {
       const r = await ecfRepresentation(app.engine, request.tenantId, request.params.id, { layout: request.query.layout as Layout | undefined });
       return reply
@@ -203,7 +199,7 @@ ${documents(lang, e)}</div>`,
     },
   );
 
-  app.get<{ Params: { id: string } }>('/ecf/:id/xml', { config: { consoleAccess: 'ecf.xml' }, schema: { params: IdParams } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/ecf/:id/xml', { config: { consoleAccess: 'ecf.xml' } }, async (request, reply) => {
     const { encf, bytes } = await ecfXml(app.engine, request.tenantId, request.params.id);
     return reply
       .type('application/xml; charset=utf-8')
