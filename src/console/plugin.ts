@@ -8,6 +8,8 @@ import { sendPage } from './layout.js';
 import { cookies, LANG_COOKIE } from './session.js';
 import languageRoutes from './pages/language.js';
 import overviewRoutes from './pages/overview.js';
+import ecfListRoutes from './pages/ecf-list.js';
+import ecfDetailRoutes from './pages/ecf-detail.js';
 import signInRoutes from './pages/sign-in.js';
 
 /** A form is at most this big (the console's forms are a few fields; uploads are multipart). */
@@ -18,7 +20,7 @@ const FORM_LIMIT = 64 * 1024;
  * stylesheet, script and form targets; never framed (clickjacking).
  */
 const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const ENGINE_STATUS: Partial<Record<EngineError['kind'], number>> = { validation: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413 };
 
@@ -53,7 +55,8 @@ export default async function consolePlugin(app: FastifyInstance) {
   });
 
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    // A route may set a policy of its own (the e-CF PDF, which the detail page frames).
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
     return payload;
@@ -77,4 +80,6 @@ export default async function consolePlugin(app: FastifyInstance) {
   await app.register(signInRoutes);
   await app.register(languageRoutes);
   await app.register(overviewRoutes);
+  await app.register(ecfListRoutes);
+  await app.register(ecfDetailRoutes);
 }

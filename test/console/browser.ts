@@ -33,6 +33,8 @@ export interface ConsoleHarness {
   /** One key per role of the seeded tenant (an issuer: certificate and ranges in test). */
   readonly keys: Record<'admin_tenant' | 'emisor' | 'consultor', string>;
   readonly browser: Browser;
+  /** The built-in sandbox's URL (POST /_sandbox/script scripts its verdicts). */
+  readonly sandboxUrl: string;
   /** A fresh browser context (its own cookies) and page at the laptop width, in Spanish. */
   newPage(options?: { locale?: string }): Promise<Page>;
   /** Signs `page` in with the role's key through the sign-in form; ends on the overview. */
@@ -40,12 +42,20 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-export async function startConsole(): Promise<ConsoleHarness> {
+/**
+ * `jobs: true` starts the server with its background work (submission to
+ * the sandbox, status queries), for flows that need the authority's verdict.
+ */
+export async function startConsole(options: { jobs?: boolean } = {}): Promise<ConsoleHarness> {
   const dataDir = testDataDir('ecf-console-');
   const engine = await openEngine({ dataDir });
   const { tenant, keys } = await seedIssuer(engine);
   await engine.close();
-  const served: { child: ChildProcess; base: string } = await startServe(dataDir, { args: ['--sandbox', '--no-jobs'] });
+  const served: { child: ChildProcess; base: string; output: () => string } = await startServe(dataDir, { args: options.jobs ? ['--sandbox'] : ['--sandbox', '--no-jobs'] });
+  // serve says where its sandbox listens on the line after the one startServe waits for.
+  const sandboxAt = () => /the built-in sandbox at (http:\/\/[\w.:]+)/.exec(served.output())?.[1];
+  while (!sandboxAt() && served.child.exitCode === null) await once(served.child.stdout!, 'data');
+  const sandboxUrl = sandboxAt() ?? '';
   let browser: Browser;
   try {
     // As root (CI containers) chromium's own sandbox cannot start.
@@ -60,6 +70,7 @@ export async function startConsole(): Promise<ConsoleHarness> {
     tenant,
     keys: keys as ConsoleHarness['keys'],
     browser,
+    sandboxUrl,
     async newPage(options = {}) {
       // bypassCSP: only so axe() can inject its script; the pages' own policy is tested over HTTP.
       const context = await browser.newContext({ viewport: VIEWPORTS[0], locale: options.locale ?? 'es-DO', bypassCSP: true, baseURL: served.base });

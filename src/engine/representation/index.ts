@@ -3,3 +3,5 @@
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
 export { LAYOUTS, type Layout } from '../settings/layouts.js';
 export { ecfRepresentation } from './representation.js';
+export { ecfDocument } from './document.js';
+export type { PrintedEcf, PrintedLine } from './reader.js';

@@ -3,4 +3,4 @@
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
 // What loads heavy modules is in ./heavy.ts.
 export { AttemptView, listAttempts } from './attempts.js';
-export { FINAL_STATES } from './rules.js';
+export { FINAL_STATES, retryRefusal } from './rules.js';

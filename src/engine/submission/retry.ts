@@ -6,6 +6,7 @@ import { inTransaction } from '../store/database.js';
 import { ecfView, selectEcfRows, taxauthOf, type EcfView } from '../ecf/views.js';
 import type { Environment } from '../schema-types.js';
 import { queueSubmission } from './submit.js';
+import { retryRefusal } from './rules.js';
 import { logStateChange } from '../log/state-change.js';
 import { tenantKey } from '../tenants/lookup.js';
 import { appendJournal, ecfStatusData } from '../journal/append.js';
@@ -22,13 +23,8 @@ export async function retryEcf(engine: Engine, tenantId: string, id: string): Pr
     const key = await tenantKey(tx, tenantId);
     const row = isUuid(id) ? await selectEcfRows(tx).select('ecf.store_key').where('ecf.tenant_key', '=', key).where('ecf.id', '=', id).executeTakeFirst() : undefined;
     if (!row) throw notFound('Ecf');
-    const taxauth = taxauthOf(row.taxauth) ?? {};
-    if (row.status === 'rejected' && taxauth.sequenceUsed !== false) {
-      throw conflict('Ecf.SequenceConsumed', `The authority consumed ${row.encf} with this rejection; issue a new e-CF.`);
-    }
-    if (!['failed', 'review', 'rejected'].includes(row.status)) {
-      throw conflict('Ecf.NotRetryable', `${row.encf} is ${row.status}; only failed, review, or rejected without a consumed e-NCF can be retried.`);
-    }
+    const refusal = retryRefusal({ status: row.status, encf: row.encf, sequenceUsed: (taxauthOf(row.taxauth) ?? {}).sequenceUsed });
+    if (refusal) throw conflict(refusal.code, refusal.message);
     const next = { ...row, status: 'signed', updated_at: toRowInstant(now) };
     await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
     appendJournal(tx, now, { tenantKey: key, kind: 'ecf.status', ecfKey: row.store_key, data: ecfStatusData('signed') });

@@ -52,3 +52,19 @@ export const STATUS_TEXT: Record<number, string> = {
 
 /** Final e-CF states: nothing more happens without an operator's retry. */
 export const FINAL_STATES: ReadonlySet<string> = new Set(['accepted', 'accepted_conditional', 'rejected', 'review', 'failed']);
+
+/**
+ * Why an e-CF cannot be sent again (retryEcf), or null when it can: only
+ * `failed`, `review`, or `rejected` when the authority did not consume the
+ * e-NCF (sequenceUsed false). Pages ask it to show the retry button only
+ * where it would work.
+ */
+export function retryRefusal(e: { readonly status: string; readonly encf: string; readonly sequenceUsed?: boolean | undefined }): { code: string; message: string } | null {
+  if (e.status === 'rejected' && e.sequenceUsed !== false) {
+    return { code: 'Ecf.SequenceConsumed', message: `The authority consumed ${e.encf} with this rejection; issue a new e-CF.` };
+  }
+  if (!['failed', 'review', 'rejected'].includes(e.status)) {
+    return { code: 'Ecf.NotRetryable', message: `${e.encf} is ${e.status}; only failed, review, or rejected without a consumed e-NCF can be retried.` };
+  }
+  return null;
+}
