@@ -2,3 +2,4 @@
 // Named re-exports only, so the list is a deliberate choice. Issuing has its own door (./heavy.ts).
 export { ListQuery, PagedEcf, ecfXml, findEcf, getEcf, listEcf } from './queries.js';
 export { EcfView, type EcfSummary } from './views.js';
+export { recentBuyers, type RecentBuyer } from './buyers.js';
