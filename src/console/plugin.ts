@@ -9,6 +9,8 @@ import { cookies, LANG_COOKIE } from './session.js';
 import languageRoutes from './pages/language.js';
 import overviewRoutes from './pages/overview.js';
 import signInRoutes from './pages/sign-in.js';
+import issueRoutes from './pages/issue.js';
+import receivedRoutes from './pages/received.js';
 
 /** A form is at most this big (the console's forms are a few fields; uploads are multipart). */
 const FORM_LIMIT = 64 * 1024;
@@ -77,4 +79,6 @@ export default async function consolePlugin(app: FastifyInstance) {
   await app.register(signInRoutes);
   await app.register(languageRoutes);
   await app.register(overviewRoutes);
+  await app.register(issueRoutes);
+  await app.register(receivedRoutes);
 }
