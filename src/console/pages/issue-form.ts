@@ -83,7 +83,16 @@ export interface FormErrors {
   readonly top: string[];
 }
 
-const message = (lang: Lang, e: FieldError): string => (/Required$/.test(e.code) ? t(lang, 'issue.required') : e.message);
+/** A missing field's word in the page's language, else the engine's own sentence. */
+function message(lang: Lang, e: FieldError): string {
+  return /Required$/.test(e.code) ? t(lang, 'issue.required') : sentence(e);
+}
+
+/** An engine error's sentence for beside its field: the path it starts with left out, capitalised, with a full stop. */
+export function sentence(e: FieldError): string {
+  const text = e.message.startsWith(`${e.path} `) ? e.message.slice(e.path.length + 1) : e.message;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+}
 
 /** Maps the engine's error paths to the form's fields (payload line k is form row rows[k]). */
 export function formErrors(lang: Lang, errors: readonly FieldError[], rows: readonly number[]): FormErrors {

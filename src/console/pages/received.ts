@@ -7,7 +7,7 @@ import { count, date, dateTime, money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { isMessageKey, t, type Lang, type MessageKey } from '../i18n/index.js';
 import { csrfField, flash, sendPage } from '../layout.js';
-import { fieldId } from './issue-form.js';
+import { fieldId, sentence } from './issue-form.js';
 
 /** The inbox's filters: the form's names, as the engine's list takes them (any casing). */
 const FILTERS = ['status', 'approval', 'issuerRnc', 'from', 'to'] as const;
@@ -24,7 +24,7 @@ function byField(errors: readonly FieldError[], names: readonly string[]): { fie
   for (const e of errors) {
     const last = e.path.split('.').pop() ?? '';
     const name = names.find((n) => n.toLowerCase() === last.toLowerCase());
-    if (name) fields[name] = fields[name] ? `${fields[name]} ${e.message}` : e.message;
+    if (name) fields[name] = fields[name] ? `${fields[name]} ${sentence(e)}` : sentence(e);
     else top.push(`${e.path}: ${e.message}`);
   }
   return { fields, top };
