@@ -64,6 +64,7 @@ describe('issuing and the received e-CF in a browser', () => {
     expect(await page.locator('[data-total="totalItbis"]').textContent()).toMatch(/630\.00/);
     await expect.poll(() => price.getAttribute('aria-invalid')).toBeNull();
     expect(await page.locator('#f-buyer-rnc-error').isVisible()).toBe(false);
+    expect(await page.locator('[data-top-errors]').isVisible()).toBe(false);
 
     // A line added in place (no round trip), then a second one typed in.
     await page.getByRole('button', { name: 'Agregar línea' }).click();

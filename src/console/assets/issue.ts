@@ -77,6 +77,9 @@ function showTotals(form: HTMLFormElement, preview: Preview): void {
   for (const cell of form.querySelectorAll<HTMLElement>('[data-total]')) cell.textContent = preview.totals?.[cell.dataset.total ?? ''] ?? '—';
   const pending = form.querySelector<HTMLElement>('[data-totals-pending]');
   if (pending) pending.hidden = preview.valid;
+  // The server's "the receipt has errors" no longer holds once the engine finds none.
+  const top = form.ownerDocument.querySelector<HTMLElement>('[data-top-errors]');
+  if (top && preview.valid) top.hidden = true;
 }
 
 function enhance(form: HTMLFormElement): void {
