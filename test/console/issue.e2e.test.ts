@@ -100,6 +100,10 @@ describe('issuing and the received e-CF in a browser', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`e-CF ${first}`);
     expect(await page.getByRole('heading', { name: 'Líneas' }).count()).toBe(1);
     expect(await axe(page)).toEqual([]);
+    // On a phone the lines table scrolls sideways: a region the keyboard can reach and scroll.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1366, height: 768 });
     await screenshot(page, 'received-document');
 
     // Rejecting without a reason: the error beside the reason.

@@ -62,10 +62,10 @@ function inboxTable(lang: Lang, page: PagedReceivedEcf, filters: Filters): SafeH
   if (page.items.length === 0) return html`<p>${t(lang, 'issue.received.empty')}</p>`;
   const link = (n: number) => `/console/received?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), page: String(n) }).toString()}`;
   return html`<p>${t(lang, 'issue.received.count', { count: count(lang, page.totalCount) })}</p>
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="${t(lang, 'issue.received.title')}"><table>
 <thead><tr><th scope="col">${t(lang, 'issue.received.encf')}</th><th scope="col">${t(lang, 'issue.received.issuer')}</th><th scope="col">${t(lang, 'issue.received.issueDate')}</th><th scope="col" class="number">${t(lang, 'issue.received.amount')}</th><th scope="col">${t(lang, 'issue.received.receivedAt')}</th><th scope="col">${t(lang, 'issue.received.approval')}</th></tr></thead>
 <tbody>${page.items.map(
-    (r) => html`<tr><th scope="row"><a href="/console/received/${r.id}">${r.encf}</a></th><td>${r.issuerName ?? ''} <span class="hint">${r.issuerRnc}</span></td><td>${r.issueDate ? date(lang, `${r.issueDate}T12:00:00-04:00`) : '—'}</td><td class="number">${amount(lang, r.montoTotal)}</td><td>${dateTime(lang, r.receivedAt)}</td><td>${label(lang, `issue.received.approval.${r.approvalState}`)}</td></tr>`,
+    (r) => html`<tr><th scope="row"><a href="/console/received/${r.id}">${r.encf}</a></th><td>${r.issuerName ?? ''} <span class="hint">${r.issuerRnc}</span></td><td class="nowrap">${r.issueDate ? date(lang, `${r.issueDate}T12:00:00-04:00`) : '—'}</td><td class="number nowrap">${amount(lang, r.montoTotal)}</td><td class="nowrap">${dateTime(lang, r.receivedAt)}</td><td>${label(lang, `issue.received.approval.${r.approvalState}`)}</td></tr>`,
   )}</tbody>
 </table></div>
 ${page.totalPages > 1
@@ -100,7 +100,7 @@ ${doc.reception.reason ? html`<div><dt>${t(lang, 'issue.received.reason')}</dt><
 <section aria-labelledby="lines-heading"><h2 id="lines-heading">${t(lang, 'issue.received.lines')}</h2>
 ${content.lines.length === 0
   ? html`<p>${t(lang, 'issue.received.noLines')}</p>`
-  : html`<div class="table-scroll"><table>
+  : html`<div class="table-scroll" tabindex="0" role="region" aria-labelledby="lines-heading"><table>
 <thead><tr><th scope="col" class="number">${t(lang, 'issue.received.number')}</th><th scope="col">${t(lang, 'issue.received.lineName')}</th><th scope="col" class="number">${t(lang, 'issue.received.quantity')}</th><th scope="col" class="number">${t(lang, 'issue.received.unitPrice')}</th><th scope="col" class="number">${t(lang, 'issue.received.discount')}</th><th scope="col" class="number">${t(lang, 'issue.received.lineAmount')}</th></tr></thead>
 <tbody>${content.lines.map(
       (l) => html`<tr><td class="number">${l.number}</td><th scope="row">${l.name ?? ''}</th><td class="number">${l.quantity ?? ''}</td><td class="number">${amount(lang, l.unitPrice)}</td><td class="number">${l.discount ? amount(lang, l.discount) : ''}</td><td class="number">${amount(lang, l.amount)}</td></tr>`,
