@@ -11,6 +11,8 @@ import overviewRoutes from './pages/overview.js';
 import ecfListRoutes from './pages/ecf-list.js';
 import ecfDetailRoutes from './pages/ecf-detail.js';
 import signInRoutes from './pages/sign-in.js';
+import issueRoutes from './pages/issue.js';
+import receivedRoutes from './pages/received.js';
 
 /** A form is at most this big (the console's forms are a few fields; uploads are multipart). */
 const FORM_LIMIT = 64 * 1024;
@@ -82,4 +84,6 @@ export default async function consolePlugin(app: FastifyInstance) {
   await app.register(overviewRoutes);
   await app.register(ecfListRoutes);
   await app.register(ecfDetailRoutes);
+  await app.register(issueRoutes);
+  await app.register(receivedRoutes);
 }

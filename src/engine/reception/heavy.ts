@@ -3,3 +3,4 @@
 // reads must not load these.
 export { CommercialApprovalBody, decideCommercialApproval } from './approve.js';
 export { APPROVAL_RECEIVED_ANSWER, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval } from './receive.js';
+export { receivedEcfContent, type ReceivedContent, type ReceivedLine } from './content.js';
