@@ -7,7 +7,11 @@ import { chooseLanguage, t, type MessageKey } from './i18n/index.js';
 import { sendPage } from './layout.js';
 import { cookies, LANG_COOKIE } from './session.js';
 import languageRoutes from './pages/language.js';
+import certificatesRoutes from './pages/certificates.js';
+import certificationRoutes from './pages/certification.js';
 import overviewRoutes from './pages/overview.js';
+import sequencesRoutes from './pages/sequences.js';
+import webhooksRoutes from './pages/webhooks.js';
 import signInRoutes from './pages/sign-in.js';
 
 /** A form is at most this big (the console's forms are a few fields; uploads are multipart). */
@@ -77,4 +81,8 @@ export default async function consolePlugin(app: FastifyInstance) {
   await app.register(signInRoutes);
   await app.register(languageRoutes);
   await app.register(overviewRoutes);
+  await app.register(sequencesRoutes);
+  await app.register(certificatesRoutes);
+  await app.register(webhooksRoutes);
+  await app.register(certificationRoutes);
 }
