@@ -12,6 +12,12 @@ import { field, fieldErrors, formError } from './admin-form.js';
 /** Longest password part read, in bytes (as the API). */
 const MAX_PASSWORD_BYTES = 4096;
 
+/** A refusal of the file as a whole goes beside the field it is about: the password, or the file. */
+function uploadRefusal(error: unknown): Map<string, string> | null {
+  if (!(error instanceof EngineError) || !['validation', 'too_large', 'conflict'].includes(error.kind)) return null;
+  return new Map([[error.code === 'Certificate.WrongPassword' ? 'password' : 'file', error.message]]);
+}
+
 async function certificatesPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, errors?: Map<string, string>) {
   const { lang, session } = request.consoleRequest;
   const role = session!.principal.role;
@@ -74,7 +80,7 @@ export default async function certificatesRoutes(app: FastifyInstance) {
       if (passwordTooLong) throw invalidField('password', 'Certificate.PasswordTooLong', `The password has more than ${MAX_PASSWORD_BYTES} bytes.`);
       await uploadCertificate(app.engine, request.tenantId, upload satisfies CertificateUpload);
     } catch (error) {
-      const errors = fieldErrors(error) ?? (error instanceof EngineError && (error.kind === 'too_large' || error.kind === 'conflict') ? new Map([['file', error.message]]) : null);
+      const errors = fieldErrors(error) ?? uploadRefusal(error);
       if (!errors) throw error;
       return certificatesPage(app, request, reply, errors);
     }
