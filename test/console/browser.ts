@@ -40,11 +40,17 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-export async function startConsole(): Promise<ConsoleHarness> {
+export interface ConsoleOptions {
+  /** Runs on the seeded data dir before the server starts (its own engine: the store is the server's after). */
+  readonly prepare?: (dataDir: string, seeded: { tenant: TenantView; keys: ConsoleHarness['keys'] }) => Promise<void>;
+}
+
+export async function startConsole(options: ConsoleOptions = {}): Promise<ConsoleHarness> {
   const dataDir = testDataDir('ecf-console-');
   const engine = await openEngine({ dataDir });
   const { tenant, keys } = await seedIssuer(engine);
   await engine.close();
+  await options.prepare?.(dataDir, { tenant, keys: keys as ConsoleHarness['keys'] });
   const served: { child: ChildProcess; base: string } = await startServe(dataDir, { args: ['--sandbox', '--no-jobs'] });
   let browser: Browser;
   try {

@@ -46,3 +46,6 @@ ${control}
 /** The error the engine gave for no one field, above a form. */
 export const formError = (errors: Map<string, string> | undefined): SafeHtml =>
   errors?.get('') ? html`<p class="error" role="alert">${errors.get('')}</p>` : html``;
+
+/** A wide table that scrolls sideways on a phone: a named region the keyboard can reach and scroll. */
+export const scroller = (label: string, table: SafeHtml): SafeHtml => html`<div class="table-scroll" tabindex="0" role="region" aria-label="${label}">${table}</div>`;

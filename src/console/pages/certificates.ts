@@ -7,7 +7,7 @@ import { date } from '../format.js';
 import { html } from '../html.js';
 import { t } from '../i18n/index.js';
 import { csrfField, flash, sendPage } from '../layout.js';
-import { field, fieldErrors, formError } from './admin-form.js';
+import { field, fieldErrors, formError, scroller } from './admin-form.js';
 
 /** Longest password part read, in bytes (as the API). */
 const MAX_PASSWORD_BYTES = 4096;
@@ -28,12 +28,12 @@ async function certificatesPage(app: FastifyInstance, request: FastifyRequest, r
     status: errors ? 400 : 200,
     main: html`<section aria-labelledby="certs"><h2 id="certs">${t(lang, 'cert.list')}</h2>
 ${certificates.length
-  ? html`<div class="table-scroll"><table><thead><tr><th scope="col">${t(lang, 'cert.subject')}</th><th scope="col">${t(lang, 'cert.notAfter')}</th><th scope="col">${t(lang, 'admin.status')}</th>${mayRevoke ? html`<th scope="col">${t(lang, 'admin.actions')}</th>` : ''}</tr></thead>
+  ? scroller(t(lang, 'cert.list'), html`<table><thead><tr><th scope="col">${t(lang, 'cert.subject')}</th><th scope="col">${t(lang, 'cert.notAfter')}</th><th scope="col">${t(lang, 'admin.status')}</th>${mayRevoke ? html`<th scope="col">${t(lang, 'admin.actions')}</th>` : ''}</tr></thead>
 <tbody>${certificates.map((c) => html`<tr><th scope="row">${c.subject.commonName ?? c.subject.text}${c.subject.holderId ? html` <span class="hint">${c.subject.holderId}</span>` : ''}</th><td>${date(lang, c.notAfter)}</td><td><span class="badge cert-${c.status}">${t(lang, `cert.status.${c.status}`)}</span></td>${
       mayRevoke
         ? html`<td>${c.status === 'revoked' ? '' : html`<form method="post" action="/console/certificates/${c.id}/revoke" data-confirm="${t(lang, 'cert.revoke.confirm')}">${csrfField(request)}<button type="submit" class="danger" aria-label="${t(lang, 'cert.revoke')} ${c.subject.commonName ?? c.serialNumber}">${t(lang, 'cert.revoke')}</button></form>`}</td>`
         : ''
-    }</tr>`)}</tbody></table></div>`
+    }</tr>`)}</tbody></table>`)
   : html`<p>${t(lang, 'cert.none')}</p>`}
 </section>
 ${mayPerform(role, 'certificates.upload')

@@ -13,6 +13,7 @@ import { count, date, dateTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { t, type Lang } from '../i18n/index.js';
 import { sendPage } from '../layout.js';
+import { scroller } from './admin-form.js';
 
 /** The states an e-CF goes through, in the order a person reads them. */
 const STATUSES = ['signed', 'accepted', 'accepted_conditional', 'rejected', 'review', 'failed'] as const;
@@ -61,8 +62,8 @@ async function certificateSection(app: FastifyInstance, request: FastifyRequest,
 async function stockSection(app: FastifyInstance, request: FastifyRequest, lang: Lang): Promise<SafeHtml> {
   const ranges = (await listRanges(app.engine, request.tenantId)).filter((r) => r.active);
   if (ranges.length === 0) return html`<p>${t(lang, 'admin.stock.none')}</p>`;
-  return html`<div class="table-scroll"><table><thead><tr><th scope="col">${t(lang, 'admin.type')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col" class="number">${t(lang, 'admin.remaining')}</th><th scope="col">${t(lang, 'admin.expires')}</th></tr></thead>
-<tbody>${ranges.map((r) => html`<tr><th scope="row">${r.type}</th><td>${r.environment}</td><td class="number">${count(lang, r.remaining)}${r.isLowStock ? html` <span class="badge warn">${t(lang, 'admin.lowStock')}</span>` : ''}</td><td>${r.expiresOn ? date(lang, `${r.expiresOn}T12:00:00Z`) : t(lang, 'admin.never')}</td></tr>`)}</tbody></table></div>`;
+  return scroller(t(lang, 'admin.stock'), html`<table><thead><tr><th scope="col">${t(lang, 'admin.type')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col" class="number">${t(lang, 'admin.remaining')}</th><th scope="col">${t(lang, 'admin.expires')}</th></tr></thead>
+<tbody>${ranges.map((r) => html`<tr><th scope="row">${r.type}</th><td>${r.environment}</td><td class="number">${count(lang, r.remaining)}${r.isLowStock ? html` <span class="badge warn">${t(lang, 'admin.lowStock')}</span>` : ''}</td><td>${r.expiresOn ? date(lang, `${r.expiresOn}T12:00:00Z`) : t(lang, 'admin.never')}</td></tr>`)}</tbody></table>`);
 }
 
 async function webhookSection(app: FastifyInstance, request: FastifyRequest, lang: Lang): Promise<SafeHtml> {

@@ -9,7 +9,7 @@ import { count, date, dateTime } from '../format.js';
 import { html } from '../html.js';
 import { t } from '../i18n/index.js';
 import { csrfField, flash, sendPage } from '../layout.js';
-import { field, fieldErrors, formError } from './admin-form.js';
+import { field, fieldErrors, formError, scroller } from './admin-form.js';
 
 type Form = Record<string, string | undefined>;
 interface Refused {
@@ -65,8 +65,8 @@ ${field({ id: 'annul-reason', name: 'reason', label: t(lang, 'seq.reason'), erro
 </form>
 <h3>${t(lang, 'seq.annulments')}</h3>
 ${annulments.length
-  ? html`<div class="table-scroll"><table><thead><tr><th scope="col">${t(lang, 'admin.date')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col">${t(lang, 'seq.range')}</th><th scope="col" class="number">${t(lang, 'seq.count')}</th><th scope="col">${t(lang, 'admin.status')}</th></tr></thead>
-<tbody>${annulments.map((a) => html`<tr><th scope="row">${dateTime(lang, a.createdAt)}</th><td>${a.environment}</td><td>${a.lines.map((l) => `${l.type} ${l.series}${l.rangeFrom}–${l.rangeTo}`).join(', ')}</td><td class="number">${count(lang, a.totalCount)}</td><td>${a.status}</td></tr>`)}</tbody></table></div>`
+  ? scroller(t(lang, 'seq.annulments'), html`<table><thead><tr><th scope="col">${t(lang, 'admin.date')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col">${t(lang, 'seq.range')}</th><th scope="col" class="number">${t(lang, 'seq.count')}</th><th scope="col">${t(lang, 'admin.status')}</th></tr></thead>
+<tbody>${annulments.map((a) => html`<tr><th scope="row">${dateTime(lang, a.createdAt)}</th><td>${a.environment}</td><td>${a.lines.map((l) => `${l.type} ${l.series}${l.rangeFrom}–${l.rangeTo}`).join(', ')}</td><td class="number">${count(lang, a.totalCount)}</td><td>${a.status}</td></tr>`)}</tbody></table>`)
   : html`<p>${t(lang, 'seq.annulments.none')}</p>`}
 </section>`
     : '';
@@ -75,8 +75,8 @@ ${annulments.length
     status: refused ? 400 : 200,
     main: html`<section aria-labelledby="ranges"><h2 id="ranges">${t(lang, 'seq.ranges')}</h2>
 ${ranges.length
-  ? html`<div class="table-scroll"><table><thead><tr><th scope="col">${t(lang, 'admin.type')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col">${t(lang, 'seq.range')}</th><th scope="col" class="number">${t(lang, 'seq.next')}</th><th scope="col" class="number">${t(lang, 'admin.remaining')}</th><th scope="col">${t(lang, 'admin.expires')}</th><th scope="col">${t(lang, 'admin.status')}</th></tr></thead>
-<tbody>${ranges.map((r) => html`<tr><th scope="row">${r.type} · ${r.typeName}</th><td>${r.environment}</td><td>${r.series}${r.rangeFrom}–${r.rangeTo}</td><td class="number">${r.next}</td><td class="number">${count(lang, r.remaining)}${r.isLowStock ? html` <span class="badge warn">${t(lang, 'admin.lowStock')}</span>` : ''}</td><td>${r.expiresOn ? date(lang, `${r.expiresOn}T12:00:00Z`) : t(lang, 'admin.never')}</td><td>${t(lang, r.active ? 'seq.active' : 'seq.inactive')}</td></tr>`)}</tbody></table></div>`
+  ? scroller(t(lang, 'seq.ranges'), html`<table><thead><tr><th scope="col">${t(lang, 'admin.type')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col">${t(lang, 'seq.range')}</th><th scope="col" class="number">${t(lang, 'seq.next')}</th><th scope="col" class="number">${t(lang, 'admin.remaining')}</th><th scope="col">${t(lang, 'admin.expires')}</th><th scope="col">${t(lang, 'admin.status')}</th></tr></thead>
+<tbody>${ranges.map((r) => html`<tr><th scope="row">${r.type} · ${r.typeName}</th><td>${r.environment}</td><td>${r.series}${r.rangeFrom}–${r.rangeTo}</td><td class="number">${r.next}</td><td class="number">${count(lang, r.remaining)}${r.isLowStock ? html` <span class="badge warn">${t(lang, 'admin.lowStock')}</span>` : ''}</td><td>${r.expiresOn ? date(lang, `${r.expiresOn}T12:00:00Z`) : t(lang, 'admin.never')}</td><td>${t(lang, r.active ? 'seq.active' : 'seq.inactive')}</td></tr>`)}</tbody></table>`)
   : html`<p>${t(lang, 'admin.stock.none')}</p>`}
 </section>
 ${load}

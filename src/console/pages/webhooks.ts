@@ -5,6 +5,7 @@ import { count, dateTime } from '../format.js';
 import { html } from '../html.js';
 import { t } from '../i18n/index.js';
 import { csrfField, flash, sendPage } from '../layout.js';
+import { scroller } from './admin-form.js';
 
 /** Deliveries shown per endpoint: the newest; the API pages through the rest. */
 const RECENT = 10;
@@ -29,12 +30,12 @@ export default async function webhooksRoutes(app: FastifyInstance) {
 <p>${e.description ?? ''} <span class="badge${e.enabled ? '' : ' warn'}">${t(lang, e.enabled ? 'hook.enabled' : 'hook.disabled')}</span>${e.consecutiveFailures > 0 ? html` <span>${t(lang, 'admin.failures')}: ${count(lang, e.consecutiveFailures)}</span>` : ''}</p>
 ${showDeliveries
   ? deliveries[i]!.length
-    ? html`<div class="table-scroll"><table><caption>${t(lang, 'hook.deliveries')}</caption><thead><tr><th scope="col">${t(lang, 'hook.event')}</th><th scope="col">${t(lang, 'admin.status')}</th><th scope="col" class="number">${t(lang, 'hook.attempts')}</th><th scope="col">${t(lang, 'hook.lastError')}</th><th scope="col">${t(lang, 'admin.date')}</th>${mayRetry ? html`<th scope="col">${t(lang, 'admin.actions')}</th>` : ''}</tr></thead>
+    ? scroller(`${t(lang, 'hook.deliveries')} ${e.url}`, html`<table><caption>${t(lang, 'hook.deliveries')}</caption><thead><tr><th scope="col">${t(lang, 'hook.event')}</th><th scope="col">${t(lang, 'admin.status')}</th><th scope="col" class="number">${t(lang, 'hook.attempts')}</th><th scope="col">${t(lang, 'hook.lastError')}</th><th scope="col">${t(lang, 'admin.date')}</th>${mayRetry ? html`<th scope="col">${t(lang, 'admin.actions')}</th>` : ''}</tr></thead>
 <tbody>${deliveries[i]!.map((d) => html`<tr><th scope="row">${d.eventType}</th><td><span class="badge delivery-${d.status}">${t(lang, `hook.status.${d.status}`)}</span></td><td class="number">${count(lang, d.attempts)}</td><td>${d.lastStatusCode ?? ''} ${d.lastError ?? ''}</td><td>${dateTime(lang, d.updatedAt)}</td>${
       mayRetry
         ? html`<td>${d.status === 'dead' ? html`<form method="post" action="/console/webhooks/${e.id}/deliveries/${d.id}/retry">${csrfField(request)}<button type="submit" aria-label="${t(lang, 'hook.retry')} ${d.eventType}">${t(lang, 'hook.retry')}</button></form>` : ''}</td>`
         : ''
-    }</tr>`)}</tbody></table></div>`
+    }</tr>`)}</tbody></table>`)
     : html`<p>${t(lang, 'hook.deliveries.none')}</p>`
   : ''}
 </section>`,
