@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { listCertificates } from '../../src/engine/certificates/index.js';
 import { listRanges } from '../../src/engine/sequences/index.js';
+import { listAnnulments } from '../../src/engine/sequences/heavy.js';
 import { listDeliveries } from '../../src/engine/webhooks/index.js';
 import { startCertification, recordPaso } from '../../src/engine/certification/index.js';
 import { makeIdentity, makeP12 } from '../certs.js';
@@ -129,6 +130,14 @@ describe('the console admin pages over HTTP', () => {
     const list = await h.app.inject({ method: 'GET', url: '/console/sequences', headers: { cookie: `${cookie}; ${flashCookie}` } });
     expect(list.body).toContain('Rango cargado.');
     expect(list.body).toContain('E5001–5100');
+
+    const noReason = await post('/console/sequences/annul', { environment: 'test', type: '31', rangeFrom: '900', rangeTo: '901', reason: '' });
+    expect(noReason.statusCode).toBe(400);
+    expect(noReason.body).toMatch(/<p class="error" id="annul-reason-error">[^<]+<\/p>/);
+    expect(await listAnnulments(h.engine, h.tenant.id)).toEqual([]);
+    const annulled = await post('/console/sequences/annul', { environment: 'test', type: '31', rangeFrom: '900', rangeTo: '901', reason: 'Talonario dañado' });
+    expect(annulled.statusCode).toBe(303);
+    expect(await listAnnulments(h.engine, h.tenant.id)).toEqual([expect.objectContaining({ status: 'voided', totalCount: 2, reason: 'Talonario dañado' })]);
 
     const wrong = multipart([{ name: '_csrf', value: csrf }, { name: 'password', value: 'otra' }, { name: 'file', value: makeP12(makeIdentity({ serialNumber: `IDCDO-${h.tenant.rnc}` }), 'buena'), filename: 'c.p12' }]);
     const refused = await h.app.inject({ method: 'POST', url: '/console/certificates', headers: { ...wrong.headers, cookie }, payload: wrong.payload });

@@ -76,7 +76,7 @@ ${annulments.length
     main: html`<section aria-labelledby="ranges"><h2 id="ranges">${t(lang, 'seq.ranges')}</h2>
 ${ranges.length
   ? scroller(t(lang, 'seq.ranges'), html`<table><thead><tr><th scope="col">${t(lang, 'admin.type')}</th><th scope="col">${t(lang, 'admin.environment')}</th><th scope="col">${t(lang, 'seq.range')}</th><th scope="col" class="number">${t(lang, 'seq.next')}</th><th scope="col" class="number">${t(lang, 'admin.remaining')}</th><th scope="col">${t(lang, 'admin.expires')}</th><th scope="col">${t(lang, 'admin.status')}</th></tr></thead>
-<tbody>${ranges.map((r) => html`<tr><th scope="row">${r.type} · ${r.typeName}</th><td>${r.environment}</td><td>${r.series}${r.rangeFrom}–${r.rangeTo}</td><td class="number">${r.next}</td><td class="number">${count(lang, r.remaining)}${r.isLowStock ? html` <span class="badge warn">${t(lang, 'admin.lowStock')}</span>` : ''}</td><td>${r.expiresOn ? date(lang, `${r.expiresOn}T12:00:00Z`) : t(lang, 'admin.never')}</td><td>${t(lang, r.active ? 'seq.active' : 'seq.inactive')}</td></tr>`)}</tbody></table>`)
+<tbody>${ranges.map((r) => html`<tr><th scope="row">${r.type}<span class="type-name">${r.typeName}</span></th><td>${r.environment}</td><td>${r.series}${r.rangeFrom}–${r.rangeTo}</td><td class="number">${r.next}</td><td class="number">${count(lang, r.remaining)}${r.isLowStock ? html` <span class="badge warn">${t(lang, 'admin.lowStock')}</span>` : ''}</td><td>${r.expiresOn ? date(lang, `${r.expiresOn}T12:00:00Z`) : t(lang, 'admin.never')}</td><td>${t(lang, r.active ? 'seq.active' : 'seq.inactive')}</td></tr>`)}</tbody></table>`)
   : html`<p>${t(lang, 'admin.stock.none')}</p>`}
 </section>
 ${load}
