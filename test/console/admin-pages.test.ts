@@ -9,6 +9,8 @@ import { makeIdentity, makeP12 } from '../certs.js';
 import { seedIssuer } from '../helpers.js';
 import { receptionHarness } from '../engine/reception/harness.js';
 import { deadDelivery } from './admin-fixtures.js';
+import { setStatusKey } from '../../src/engine/taxauth/index.js';
+import { STATUS_SNAPSHOT_STATE } from '../../src/engine/taxauth/status-key.js';
 
 type App = Awaited<ReturnType<typeof receptionHarness>>['app'];
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -177,6 +179,25 @@ describe('the console admin pages over HTTP', () => {
     expect(theirs.body).toContain(`<a href="/console/ecf/${ecf.id}">`);
     for (const id of ['certificate', 'stock', 'webhooks']) expect(theirs.body, id).not.toContain(`<h2 id="${id}">`);
     expect(theirs.body).not.toContain('href="/console/sequences"');
+
+    // The authority's status as the status watch stored it, with a maintenance window in force: contingency.
+    await setStatusKey(h.engine, 'status-key-for-tests');
+    const now = h.engine.clock.now().getTime();
+    const snapshot = {
+      v: 1,
+      checkedAt: new Date(now).toISOString(),
+      url: 'https://status.invalid',
+      services: [],
+      windows: [{ environment: 'test', ambiente: 'TesteCF', startsAt: new Date(now - 3_600_000).toISOString(), endsAt: new Date(now + 3_600_000).toISOString() }],
+      environments: { test: { status: 'Mantenimiento', available: false }, cert: { status: 'Disponible', available: true }, production: null },
+      problems: [],
+      error: null,
+    };
+    await h.engine.db.insertInto('platform_state').values({ key: STATUS_SNAPSHOT_STATE, value: JSON.stringify(snapshot), updated_at: new Date(now).toISOString() }).execute();
+    const contingency = await h.app.inject({ method: 'GET', url: '/console/', headers: { cookie: consultor.cookie } });
+    expect(contingency.body).toContain('<li>test: Mantenimiento</li>');
+    expect(contingency.body).toContain('<li>cert: Disponible</li>');
+    expect(contingency.body).toMatch(/Ventana de mantenimiento en curso hasta [^<]+: contingencia\./);
 
     const before = await h.app.inject({ method: 'GET', url: '/console/certification', headers: { cookie: admin.cookie } });
     expect(before.body).toContain('La certificación no ha comenzado');

@@ -4,7 +4,7 @@
  */
 export const adminEs = {
   'admin.authority': 'DGII',
-  'admin.authority.notConfigured': 'El estado de la DGII no está configurado (`ecf taxauth status-key set`).',
+  'admin.authority.notConfigured': 'El estado de la DGII no está configurado. Se configura con:',
   'admin.authority.checked': 'Consultado el {date}.',
   'admin.authority.unknown': 'sin respuesta',
   'admin.authority.contingency': 'Ventana de mantenimiento en curso hasta {date}: contingencia.',
@@ -94,7 +94,7 @@ export const adminEs = {
   'hook.retry': 'Reintentar',
   'flash.deliveryRetried': 'La entrega vuelve a la cola.',
   'certif.title': 'Certificación',
-  'certif.notStarted': 'La certificación no ha comenzado: `ecf certify start`.',
+  'certif.notStarted': 'La certificación no ha comenzado. Se comienza con:',
   'certif.started': 'Comenzada el {date}; último cambio el {updated}.',
   'certif.paso': 'Paso',
   'certif.step': 'Qué es',
@@ -109,7 +109,7 @@ export const adminEs = {
 
 export const adminEn: { readonly [K in keyof typeof adminEs]: string } = {
   'admin.authority': 'DGII',
-  'admin.authority.notConfigured': "The DGII's status is not configured (`ecf taxauth status-key set`).",
+  'admin.authority.notConfigured': "The DGII's status is not configured. It is set up with:",
   'admin.authority.checked': 'Checked on {date}.',
   'admin.authority.unknown': 'no answer',
   'admin.authority.contingency': 'Maintenance window in force until {date}: contingency.',
@@ -199,7 +199,7 @@ export const adminEn: { readonly [K in keyof typeof adminEs]: string } = {
   'hook.retry': 'Retry',
   'flash.deliveryRetried': 'The delivery is back in the queue.',
   'certif.title': 'Certification',
-  'certif.notStarted': 'Certification has not started: `ecf certify start`.',
+  'certif.notStarted': 'Certification has not started. It starts with:',
   'certif.started': 'Started on {date}; last change on {updated}.',
   'certif.paso': 'Paso',
   'certif.step': 'What it is',

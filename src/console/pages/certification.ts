@@ -12,7 +12,7 @@ export default async function certificationRoutes(app: FastifyInstance) {
     const certification = await getCertification(app.engine, request.tenantId);
     return sendPage(request, reply, {
       title: t(lang, 'certif.title'),
-      main: html`<p>${certification ? t(lang, 'certif.started', { date: dateTime(lang, certification.startedAt), updated: dateTime(lang, certification.updatedAt) }) : t(lang, 'certif.notStarted')}</p>
+      main: html`<p>${certification ? t(lang, 'certif.started', { date: dateTime(lang, certification.startedAt), updated: dateTime(lang, certification.updatedAt) }) : html`${t(lang, 'certif.notStarted')} <code>ecf certify start</code>`}</p>
 <ol class="pasos">${PASOS.map((p) => {
         const record = certification?.pasos[p.paso] ?? { state: 'pending' as const, at: null };
         return html`<li class="paso paso-${record.state}">

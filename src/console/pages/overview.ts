@@ -25,7 +25,7 @@ const SHORT = 5;
 /** The authority's availability per environment and any maintenance window in force (contingency), from the stored snapshot: no call to the authority while the page loads. */
 async function authoritySection(app: FastifyInstance, lang: Lang): Promise<SafeHtml> {
   const { configured, snapshot } = await authorityStatus(app.engine, { refresh: 'never' });
-  if (!configured || !snapshot) return html`<p>${t(lang, 'admin.authority.notConfigured')}</p>`;
+  if (!configured || !snapshot) return html`<p>${t(lang, 'admin.authority.notConfigured')} <code>ecf taxauth status-key set</code></p>`;
   const window = currentWindow(snapshot, ENVIRONMENTS, app.engine.clock.now());
   return html`<ul class="plain">${ENVIRONMENTS.map((e) => html`<li>${e}: ${snapshot.environments[e]?.status ?? t(lang, 'admin.authority.unknown')}</li>`)}</ul>
 <p>${window ? t(lang, 'admin.authority.contingency', { date: dateTime(lang, window.endsAt) }) : t(lang, 'admin.authority.noContingency')}</p>
