@@ -38,6 +38,8 @@ export interface ConsoleRequest {
 declare module 'fastify' {
   interface FastifyContextConfig {
     consoleAccess?: ConsoleAccess;
+    /** A multipart form route: its body is read in the handler, which checks the CSRF part itself (`requireCsrf`). */
+    consoleMultipart?: true;
   }
   interface FastifyRequest {
     consoleRequest: ConsoleRequest;
@@ -123,6 +125,14 @@ export function registerConsoleAccess(app: FastifyInstance): void {
     if (request.method !== 'POST' || !session) return;
     // Signing in replaces any session, and its form is the one a signed-out browser has.
     if (request.routeOptions.config.consoleAccess === 'public' && request.routeOptions.url === '/console/sign-in') return;
-    if (!csrfMatches(presentedCsrf(request), session.csrf)) throw new ConsoleRefusal(403, 'error.403.csrf');
+    // A multipart body is not read yet: its route checks the _csrf part before it acts.
+    if (request.routeOptions.config.consoleMultipart && request.isMultipart()) return;
+    requireCsrf(request, presentedCsrf(request));
   });
+}
+
+/** Refuses (403 page) a POST whose presented token is not its session's. */
+export function requireCsrf(request: FastifyRequest, presented: string | undefined): void {
+  const session = request.consoleRequest.session;
+  if (!session || !csrfMatches(presented, session.csrf)) throw new ConsoleRefusal(403, 'error.403.csrf');
 }

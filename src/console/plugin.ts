@@ -7,9 +7,13 @@ import { chooseLanguage, t, type MessageKey } from './i18n/index.js';
 import { sendPage } from './layout.js';
 import { cookies, LANG_COOKIE } from './session.js';
 import languageRoutes from './pages/language.js';
+import certificatesRoutes from './pages/certificates.js';
+import certificationRoutes from './pages/certification.js';
 import overviewRoutes from './pages/overview.js';
 import ecfListRoutes from './pages/ecf-list.js';
 import ecfDetailRoutes from './pages/ecf-detail.js';
+import sequencesRoutes from './pages/sequences.js';
+import webhooksRoutes from './pages/webhooks.js';
 import signInRoutes from './pages/sign-in.js';
 import issueRoutes from './pages/issue.js';
 import receivedRoutes from './pages/received.js';
@@ -86,4 +90,8 @@ export default async function consolePlugin(app: FastifyInstance) {
   await app.register(ecfDetailRoutes);
   await app.register(issueRoutes);
   await app.register(receivedRoutes);
+  await app.register(sequencesRoutes);
+  await app.register(certificatesRoutes);
+  await app.register(webhooksRoutes);
+  await app.register(certificationRoutes);
 }

@@ -42,15 +42,19 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-/**
- * `jobs: true` starts the server with its background work (submission to
- * the sandbox, status queries), for flows that need the authority's verdict.
- */
-export async function startConsole(options: { jobs?: boolean } = {}): Promise<ConsoleHarness> {
+export interface ConsoleOptions {
+  /** Start the server with its background work (submission to the sandbox, status queries), for flows that need the authority's verdict. */
+  readonly jobs?: boolean;
+  /** Runs on the seeded data dir before the server starts (its own engine: the store is the server's after). */
+  readonly prepare?: (dataDir: string, seeded: { tenant: TenantView; keys: ConsoleHarness['keys'] }) => Promise<void>;
+}
+
+export async function startConsole(options: ConsoleOptions = {}): Promise<ConsoleHarness> {
   const dataDir = testDataDir('ecf-console-');
   const engine = await openEngine({ dataDir });
   const { tenant, keys } = await seedIssuer(engine);
   await engine.close();
+  await options.prepare?.(dataDir, { tenant, keys: keys as ConsoleHarness['keys'] });
   const served: { child: ChildProcess; base: string; output: () => string } = await startServe(dataDir, { args: options.jobs ? ['--sandbox'] : ['--sandbox', '--no-jobs'] });
   // serve says where its sandbox listens on the line after the one startServe waits for.
   const sandboxAt = () => /the built-in sandbox at (http:\/\/[\w.:]+)/.exec(served.output())?.[1];
