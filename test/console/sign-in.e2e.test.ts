@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axe, screenshot, startConsole, type ConsoleHarness } from './browser.js';
 
@@ -62,5 +64,32 @@ describe('the console in a browser', () => {
     expect(await page.getByRole('status').textContent()).toBe('Signed out.');
     await page.goto('/console/');
     await page.waitForURL(/\/console\/sign-in\?next=/);
+  });
+
+  it('refuses a form another site posts to it, and the session is left as it was', { timeout: 60_000 }, async () => {
+    const page = await h.newPage();
+    await page.goto('/console/');
+    await page.getByLabel('Clave API').fill(h.keys.admin_tenant);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.waitForURL(/\/console\/$/);
+    // Another site (localhost is not 127.0.0.1's site) whose page posts a sign-out form to the console as it loads.
+    const evil = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end(`<!doctype html><title>x</title><form method="post" action="${h.base}/console/sign-out"></form><script>document.forms[0].submit()</script>`);
+    });
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+    try {
+      const refused = page.waitForResponse((r) => r.url() === `${h.base}/console/sign-out`);
+      await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
+      const response = await refused;
+      expect(response.status()).toBe(403);
+      expect(await page.locator('main').textContent()).toContain('La solicitud vino de otro sitio y fue rechazada.');
+    } finally {
+      evil.close();
+    }
+    // Still signed in: the forged sign-out did nothing.
+    await page.goto('/console/');
+    await page.waitForURL(/\/console\/$/);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Inicio');
   });
 });

@@ -35,7 +35,7 @@ export interface ExportVerifyReport {
 }
 
 export interface ExportVerifyOptions {
-  /** Check each document's XML signature (about a millisecond a document); on unless turned off. */
+  /** Check each document's XML signature (a few milliseconds a document); on unless turned off. */
   readonly signatures?: boolean;
   readonly onProgress?: (checked: number, of: number) => void;
 }

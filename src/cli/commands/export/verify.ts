@@ -8,7 +8,7 @@ export default class ExportVerify extends EcfCommand {
   static override examples = ['<%= config.bin %> export verify octubre.zip'];
   static override args = { file: Args.string({ description: 'The export (ZIP)', required: true }) };
   static override flags = {
-    'skip-signatures': Flags.boolean({ description: 'Do not check each document\'s own signature (about a millisecond a document); the manifest\'s signature is always checked', default: false }),
+    'skip-signatures': Flags.boolean({ description: 'Do not check each document\'s own signature (a few milliseconds a document); the manifest\'s signature is always checked', default: false }),
   };
 
   async run() {

@@ -9,7 +9,7 @@ export default class StoreVerify extends EcfCommand {
     'Read every stored document (issued e-CF and RFCE, annulments, received e-CF and their answers, certification cases) and check it against the SHA-256 kept when it was stored; print each damaged one with its table, id and e-NCF. Read-only. Exits 1 if any document is damaged.';
   static override examples = ['<%= config.bin %> store verify', '<%= config.bin %> store verify --signatures --tenant 131234567'];
   static override flags = {
-    signatures: Flags.boolean({ description: 'Also check each signed document\'s XML signature (slower: about a millisecond a document)', default: false }),
+    signatures: Flags.boolean({ description: 'Also check each signed document\'s XML signature (slower: a few milliseconds a document)', default: false }),
     tenant: Flags.string({ description: 'Only this tenant\'s documents (id or RNC); all tenants when left out' }),
   };
 
