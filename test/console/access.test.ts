@@ -11,6 +11,7 @@ import { IDLE_MS } from '../../src/engine/console-sessions/index.js';
 import consolePlugin from '../../src/console/plugin.js';
 import { mayPerform } from '../../src/console/access.js';
 import { organizationKey, seedOrganization, seedTenant, tempDir, testEngine } from '../helpers.js';
+import { FORM, form, signIn } from './inject.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 const apps: App[] = [];
@@ -18,8 +19,6 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
 });
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 async function setup() {
   const engine = await testEngine();
@@ -37,17 +36,6 @@ function setCookies(res: LightMyRequestResponse): Record<string, string> {
 }
 
 /** Signs in over HTTP; returns the cookie header to send and the page's CSRF token. */
-async function signIn(app: App, key: string) {
-  const res = await app.inject({ method: 'POST', url: '/console/sign-in', headers: FORM, payload: form({ apiKey: key }) });
-  expect(res.statusCode).toBe(303);
-  const line = setCookies(res).ecf_console!;
-  const cookie = line.split(';')[0]!;
-  const page = await app.inject({ method: 'GET', url: '/console/', headers: { cookie } });
-  expect(page.statusCode).toBe(200);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie, csrf, line, page };
-}
-
 describe('the console door', () => {
   it('sends a browser without a session to the sign-in page (GET) or answers a 401 page (POST), never problem JSON', async () => {
     const { app } = await setup();

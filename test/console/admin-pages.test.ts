@@ -11,22 +11,10 @@ import { receptionHarness } from '../engine/reception/harness.js';
 import { deadDelivery } from './admin-fixtures.js';
 import { setStatusKey } from '../../src/engine/taxauth/index.js';
 import { STATUS_SNAPSHOT_STATE } from '../../src/engine/taxauth/status-key.js';
+import { FORM, form, signIn } from './inject.js';
 
 type App = Awaited<ReturnType<typeof receptionHarness>>['app'];
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const ROLES = ['admin_tenant', 'emisor', 'consultor'] as const;
-
-async function signIn(app: App, key: string) {
-  const res = await app.inject({ method: 'POST', url: '/console/sign-in', headers: FORM, payload: form({ apiKey: key }) });
-  expect(res.statusCode).toBe(303);
-  const raw = res.headers['set-cookie'];
-  const line = (Array.isArray(raw) ? raw : [raw!]).find((l) => l.startsWith('ecf_console='))!;
-  const cookie = line.split(';')[0]!;
-  const page = await app.inject({ method: 'GET', url: '/console/', headers: { cookie } });
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie, csrf };
-}
 
 /** A multipart body as a browser sends it. */
 function multipart(parts: { name: string; value: string | Buffer; filename?: string }[]) {

@@ -5,6 +5,7 @@ import { issueEcf } from '../../src/engine/ecf/issue.js';
 import { listQueryOf } from '../../src/console/pages/ecf-list.js';
 import { listEcf } from '../../src/engine/ecf/index.js';
 import { invoice31, seedIssuer, testEngine } from '../helpers.js';
+import { FORM, signIn } from './inject.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 const apps: App[] = [];
@@ -12,7 +13,6 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
 });
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ROLES = ['admin_tenant', 'emisor', 'consultor'] as const;
 
 /** Two issuing tenants, ours with a type 31 and a credit note modifying it, the other with one e-CF. */
@@ -35,17 +35,6 @@ async function setup() {
   const app = await buildApp({ engine });
   apps.push(app);
   return { engine, app, ours, invoice, note, foreign };
-}
-
-async function signIn(app: App, key: string) {
-  const res = await app.inject({ method: 'POST', url: '/console/sign-in', headers: FORM, payload: new URLSearchParams({ apiKey: key }).toString() });
-  expect(res.statusCode).toBe(303);
-  const raw = res.headers['set-cookie'];
-  const line = (Array.isArray(raw) ? raw : [raw!]).find((l) => l.startsWith('ecf_console='))!;
-  const cookie = line.split(';')[0]!;
-  const page = await app.inject({ method: 'GET', url: '/console/', headers: { cookie } });
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie, csrf };
 }
 
 const get = (app: App, url: string, cookie?: string): Promise<LightMyRequestResponse> => app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });

@@ -4,22 +4,11 @@ import { listEcf } from '../../src/engine/ecf/index.js';
 import { listReceivedEcf } from '../../src/engine/reception/index.js';
 import { receptionHarness } from '../engine/reception/harness.js';
 import { seedIssuer } from '../helpers.js';
+import { FORM, form, signIn } from './inject.js';
 
 type App = Awaited<ReturnType<typeof receptionHarness>>['app'];
 type Role = 'admin_tenant' | 'emisor' | 'consultor';
 const ROLES: readonly Role[] = ['admin_tenant', 'emisor', 'consultor'];
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-/** Signs in over HTTP: the cookie to send and the session's CSRF token. */
-async function signIn(app: App, key: string) {
-  const res = await app.inject({ method: 'POST', url: '/console/sign-in', headers: FORM, payload: form({ apiKey: key }) });
-  expect(res.statusCode).toBe(303);
-  const raw = res.headers['set-cookie'];
-  const cookie = (Array.isArray(raw) ? raw : [raw!]).find((l) => l.startsWith('ecf_console='))!.split(';')[0]!;
-  const page = await app.inject({ method: 'GET', url: '/console/', headers: { cookie } });
-  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)![1]! };
-}
 
 const LINE = { 'lines[0].name': 'Cemento gris', 'lines[0].quantity': '10', 'lines[0].unitPrice': '350.00', 'lines[0].itbisRate': '18', 'lines[0].discount': '' };
 const ISSUE = { type: '31', incomeType: '01', 'buyer.rnc': '131880681', 'buyer.name': 'Constructora Ejemplo SRL', 'payment.condition': '1', ...LINE };
