@@ -70,6 +70,9 @@ describe('the e-CF pages over HTTP', () => {
       expect(detail.statusCode).toBe(200);
       expect(detail.body).toContain('Constructora Ejemplo SRL');
       expect(detail.body).toContain('Cemento gris');
+      // The totals by rate under names a person reads, not the XML's element names.
+      expect(detail.body).toContain('Monto gravado al 18 %');
+      expect(detail.body).not.toContain('MontoGravadoI1');
       expect(detail.body).toContain(invoice.securityCode);
       expect(detail.body).toContain(`src="/console/ecf/${invoice.id}/pdf?layout=letter"`);
       // The note that modifies it, linked.

@@ -51,7 +51,7 @@ async function receivedSection(app: FastifyInstance, request: FastifyRequest, la
   const page = await listReceivedEcf(app.engine, request.tenantId, { Approval: 'pending', PageSize: SHORT });
   if (page.items.length === 0) return html`<p>${t(lang, 'admin.received.none')}</p>`;
   return html`<ul class="plain">${page.items.map((r) => html`<li><a href="/console/received/${r.id}">${r.encf}</a> · ${r.issuerName ?? r.issuerRnc} · ${dateTime(lang, r.receivedAt)}</li>`)}</ul>
-${page.totalCount > page.items.length ? html`<p><a href="/console/received?Approval=pending">${t(lang, 'admin.seeAll')} (${count(lang, page.totalCount)})</a></p>` : ''}`;
+${page.totalCount > page.items.length ? html`<p><a href="/console/received?approval=pending">${t(lang, 'admin.seeAll')} (${count(lang, page.totalCount)})</a></p>` : ''}`;
 }
 
 async function certificateSection(app: FastifyInstance, request: FastifyRequest, lang: Lang): Promise<SafeHtml> {
@@ -72,7 +72,8 @@ async function webhookSection(app: FastifyInstance, request: FastifyRequest, lan
   return html`<ul class="plain">${failing.map((w) => html`<li><a href="/console/webhooks">${w.url}</a> · ${t(lang, 'admin.failures')}: ${count(lang, w.consecutiveFailures)}${w.enabled ? '' : html` · ${t(lang, 'hook.disabled')}`}</li>`)}</ul>`;
 }
 
-const section = (id: string, title: string, body: SafeHtml) => html`<section class="card" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${body}</section>`;
+/** A card of the overview; `wide` spans two columns where the page has them (a table of several columns). */
+const section = (id: string, title: string, body: SafeHtml, wide = false) => html`<section class="${wide ? 'card wide' : 'card'}" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${body}</section>`;
 
 /** GET /console/: the tenant's day at a glance; each part from its engine function, the admin parts for the roles that may see them. */
 export default async function overviewRoutes(app: FastifyInstance) {
@@ -110,7 +111,7 @@ ${received ? section('received', t(lang, 'admin.received'), received) : ''}
 ${section('authority', t(lang, 'admin.authority'), authority)}
 ${emission ? section('emission', t(lang, 'admin.emission'), emission) : ''}
 ${certificate ? section('certificate', t(lang, 'admin.certExpiry'), certificate) : ''}
-${stock ? section('stock', t(lang, 'admin.stock'), stock) : ''}
+${stock ? section('stock', t(lang, 'admin.stock'), stock, true) : ''}
 ${webhooks ? section('webhooks', t(lang, 'admin.failingWebhooks'), webhooks) : ''}
 </div>`,
     });
