@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ecfXml, getEcf, notesModifying, type EcfView } from '../../engine/ecf/index.js';
+import { ecfXml, getEcf, notesModifyingEcf, type EcfView } from '../../engine/ecf/index.js';
 import { ecfDocument, ecfRepresentation, LAYOUTS, type Layout, type PrintedEcf } from '../../engine/representation/index.js';
 import { FINAL_STATES, listAttempts, retryRefusal, type AttemptView } from '../../engine/submission/index.js';
 import { retryEcf } from '../../engine/submission/heavy.js';
@@ -136,7 +136,7 @@ function documents(lang: Lang, e: EcfView): SafeHtml {
 </section>`;
 }
 
-function notes(lang: Lang, list: Awaited<ReturnType<typeof notesModifying>>): SafeHtml {
+function notes(lang: Lang, list: Awaited<ReturnType<typeof notesModifyingEcf>>): SafeHtml {
   return html`<section aria-labelledby="h-notes"><h2 id="h-notes">${t(lang, 'ecf.detail.notes')}</h2>
 ${list.length ? html`<ul>${list.map((n) => html`<li><a href="/console/ecf/${n.id}">${n.encf}</a> · ${typeLabel(lang, n.type)} · ${amount(lang, String(n.montoTotal))} · ${statusLabel(lang, n.status)}</li>`)}</ul>` : html`<p>${t(lang, 'ecf.detail.noNotes')}</p>`}
 </section>`;
@@ -156,7 +156,7 @@ export default async function ecfDetailRoutes(app: FastifyInstance) {
     const [doc, attempts, modifying] = await Promise.all([
       ecfDocument(app.engine, request.tenantId, e.id),
       mayPerform(role, 'ecf.attempts') ? listAttempts(app.engine, request.tenantId, e.id) : Promise.resolve([]),
-      e.type === 33 || e.type === 34 ? Promise.resolve([]) : notesModifying(app.engine, request.tenantId, e.id),
+      e.type === 33 || e.type === 34 ? Promise.resolve([]) : notesModifyingEcf(app.engine, request.tenantId, e),
     ]);
     const canRetry = mayPerform(role, 'ecf.retry') && retryRefusal({ status: e.status, encf: e.encf, sequenceUsed: e.taxauth?.sequenceUsed }) === null;
     const open = !FINAL_STATES.has(e.status);

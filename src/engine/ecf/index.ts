@@ -3,5 +3,5 @@
 export { ListQuery, PagedEcf, ecfXml, findEcf, getEcf, listEcf } from './queries.js';
 export { ECF_STATUSES, EcfView, type EcfSummary } from './views.js';
 export { ecfStatuses, MAX_STATUS_IDS, type EcfStatusRow } from './statuses.js';
-export { notesModifying } from './notes.js';
+export { notesModifying, notesModifyingEcf } from './notes.js';
 export { recentBuyers, type RecentBuyer } from './buyers.js';

@@ -387,6 +387,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     taxauth: null,
     retry: null,
     updated_at: null,
+    modifies_encf: modifiedHere(doc, p.tenant.rnc),
   };
   row.qr_url = qrUrlToStore({ ...row, issuer_rnc: p.tenant.rnc }, signed.qrUrl);
   const ecfKey = Number(await insertRowReturning(tx, 'ecf', row, 'store_key'));
@@ -415,6 +416,17 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     await emit(tx, now, tenantId, 'ecf.duplicate_suspected', { ecf: view, previousEcfId: previous.id, previousEncf: previous.encf });
   }
   return { ecf: view, created: true, waitForVerdictSeconds: p.waitForVerdictSeconds };
+}
+
+/**
+ * What `ecf.modifies_encf` keeps: a note's NCFModificado, unless the
+ * reference names another taxpayer (RNCOtroContribuyente) whose e-NCF it is.
+ */
+function modifiedHere(doc: NormalizedDocument, issuerRnc: string): string | null {
+  if (doc.type !== 33 && doc.type !== 34) return null;
+  const r = doc.command.reference;
+  if (!r?.modifiedNcf || (r.otherIssuerRnc && r.otherIssuerRnc !== issuerRnc)) return null;
+  return r.modifiedNcf;
 }
 
 /** The documents row points at the e-CF's store key (migration 0022), which the row just inserted was given. */

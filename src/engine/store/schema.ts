@@ -178,6 +178,8 @@ export interface EcfTable {
   retry: string | null;
   /** Milliseconds since the epoch (migration 0022). */
   updated_at: number | null;
+  /** A debit or credit note's NCFModificado (migration 0029); null on every other e-CF. */
+  modifies_encf: Generated<string | null>;
 }
 
 /**

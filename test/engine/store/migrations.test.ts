@@ -11,6 +11,7 @@ import { tenantKey } from '../../../src/engine/tenants/lookup.js';
 import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers.js';
 import { ManualClock, dominicanDate, dominicanMonth, fromRowInstant, toDominicanIso, toRowInstant } from '../../../src/engine/clock.js';
 import { ecfXml, getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
+import { notesModifying } from '../../../src/engine/ecf/notes.js';
 import { listAttempts, recordAttempt } from '../../../src/engine/submission/attempts.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 
@@ -56,7 +57,7 @@ const SCHEMA: { [T in keyof Database]: Record<keyof Database[T] & string, true> 
     issue_date: true, issued_at: true, signed_at: true, security_code: true, qr_url: true, submits_rfce: true,
     internal_number: true, tolerance_warning: true, signed_during_contingency: true, monto_total: true,
     monto_total_cents: true, buyer_rnc: true, buyer_name: true, buyer_name_key: true, document_hash: true, idempotency_key: true,
-    request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true,
+    request_hash: true, fingerprint: true, sequence_range_id: true, taxauth: true, retry: true, updated_at: true, modifies_encf: true,
   },
   ecf_documents: { ecf_key: true, xml: true, rfce_xml: true, xml_sha256: true, rfce_sha256: true },
   document_certificates: { id: true, sha256: true, certificate: true },
@@ -442,6 +443,29 @@ describe('migrations', () => {
     await migrateTo(engine.db, '0024-document-key');
     await expect(engine.db.selectFrom('ecf_name_counts').selectAll().execute()).rejects.toThrow();
     await expect(engine.db.selectFrom('ecf_fine_amount_counts').selectAll().execute()).rejects.toThrow();
+  });
+
+  it("0029 fills each stored note's modified e-NCF from its signed XML, not a reference to another taxpayer's, and the notes are found by it", async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedIssuer(engine);
+    const invoice = (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
+    const note = (key: string, reference: Record<string, string>) =>
+      issueEcf(engine, tenant.id, {
+        idempotencyKey: key,
+        payload: invoice31({ type: 34, reference: { modifiedNcfDate: invoice.issueDate, modificationCode: '3', ...reference }, lines: [{ name: 'Devolución', quantity: 1, unitPrice: '10.00' }] }),
+      });
+    const ours = (await note('b', { modifiedNcf: invoice.encf })).ecf;
+    const foreign = (await note('c', { modifiedNcf: invoice.encf, otherIssuerRnc: '101000001' })).ecf;
+    const kept = async () => new Map((await engine.db.selectFrom('ecf').select(['id', 'modifies_encf']).execute()).map((r) => [r.id, r.modifies_encf]));
+    const expected = new Map([[invoice.id, null], [ours.id, invoice.encf], [foreign.id, null]]);
+    expect(await kept()).toEqual(expected);
+
+    await migrateTo(engine.db, '0028-console-sessions');
+    await expect(engine.db.selectFrom('ecf').select('modifies_encf').execute()).rejects.toThrow();
+    await migrateToLatest(engine.db);
+    expect(await kept()).toEqual(expected);
+    expect((await notesModifying(engine, tenant.id, invoice.id)).map((n) => n.id)).toEqual([ours.id]);
+    await engine.close();
   });
 
   it('0024 points ecf_documents and ecf_attempts at an integer key of each e-CF, keeping every document and attempt', async () => {

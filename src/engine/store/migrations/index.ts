@@ -27,6 +27,7 @@ import * as searchCounts from './0025-search-counts.js';
 import * as journal from './0026-journal.js';
 import * as periodExports from './0027-exports.js';
 import * as consoleSessions from './0028-console-sessions.js';
+import * as noteReferences from './0029-note-references.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0026-journal': journal,
   '0027-exports': periodExports,
   '0028-console-sessions': consoleSessions,
+  '0029-note-references': noteReferences,
 };
