@@ -23,6 +23,12 @@ export function rewritten(bytes: Buffer, from: string, to: string): Buffer {
   return out;
 }
 
+/** The note's XML with its NCFModificado replaced by `encf` (both 13 characters, so the bytes keep their length). */
+function noteModifying(xml: Buffer, encf: string): Buffer {
+  const found = /<NCFModificado>([^<]*)<\/NCFModificado>/.exec(xml.toString('latin1'));
+  return found ? rewritten(xml, found[0], `<NCFModificado>${encf}</NCFModificado>`) : xml;
+}
+
 /**
  * Random bytes cut from one buffer filled 64 KB at a time (each a copy of its own): randomBytes for
  * a few bytes at a time was about a tenth of the loading thread's time.
@@ -95,7 +101,11 @@ export function rowMaker(o: RowsOptions) {
     const monto = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
     const rfce = doc.rfce !== null;
     const buyer = type === 32 && rfce && rnd() < 0.7 ? null : buyers[Math.floor(rnd() * buyers.length)]!;
-    const xml = rewritten(doc.xml, doc.encf, encf);
+    // A note modifies an invoice of its environment issued before it: its NCFModificado is rewritten (same length) and kept in the row, as issuing keeps it.
+    const invoices = counters.get(`${environment}31`) ?? 0;
+    const modifies = (type === 33 || type === 34) && invoices > 0 ? `E31${String(1 + Math.floor(rnd() * invoices)).padStart(10, '0')}` : null;
+    const pooled = modifies ? noteModifying(doc.xml, modifies) : doc.xml;
+    const xml = rewritten(pooled, doc.encf, encf);
     const rfceXml = doc.rfce ? rewritten(doc.rfce, doc.encf, encf) : null;
     const id = newId();
     const securityCode = randomBytes(3).toString('hex').toUpperCase();
@@ -150,6 +160,7 @@ export function rowMaker(o: RowsOptions) {
       taxauth: taxauth ? taxauthToStore(taxauth) : null,
       retry: status === 'failed' ? JSON.stringify({ count: 3, max: 3, nextAttemptAt: null }) : null,
       updated_at: done ? toRowInstant(at(9)) : null,
+      modifies_encf: modifies,
     };
     const attempts = done
       ? [

@@ -29,17 +29,13 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { DATABASE_FILE } from '../src/engine/data-dir.js';
 import { openEngine, type Engine } from '../src/engine/engine.js';
-import { issueEcf } from '../src/engine/ecf/issue.js';
 import { ecfXml, getEcf, listEcf, type ListQuery } from '../src/engine/ecf/queries.js';
-import { addRange } from '../src/engine/sequences/ranges.js';
-import { tenantKey } from '../src/engine/tenants/lookup.js';
+import { seedStoreTenant, STORE_END, STORE_START } from './big-store.js';
 import { bulkLoadInChild } from './bulk-load.js';
 import { bulkLoadPostgres } from './bulk-load-pg.js';
 import { documentPool } from './corpus/pool.js';
 import { poolFile, POOL_SEED } from './corpus/pool-file.js';
-import { payload } from './documents.js';
 import type { RowSamples } from './load-batches.js';
-import { seedBenchIssuer } from './seed.js';
 import { keepCertificates } from './stored-documents.js';
 import { postgresParts, printParts, sqliteParts } from './store-sizes.js';
 
@@ -67,8 +63,8 @@ process.on('exit', () => {
   if (!process.env.BENCH_KEEP_DIR && !REUSE_DIR) rmSync(dataDir, { recursive: true, force: true });
 });
 process.on('SIGINT', () => process.exit(130));
-const end = Date.parse('2026-11-01T04:00:00Z');
-const start = end - 365 * 86_400_000;
+const start = STORE_START;
+const end = STORE_END;
 if (REUSE_DIR) await reuse(REUSE_DIR);
 const pgDatabase = PG_REUSE ? `ecf_bench_list_${ROWS}${DOCUMENTS ? '' : '_rows'}` : `ecf_bench_list_${process.pid}`;
 if (PG) {
@@ -78,17 +74,10 @@ if (PG) {
   if (PG_REUSE && (await keptPostgres(process.env.ECF_TEST_DATABASE_URL!, pgDatabase))) await reuse(dataDir);
 }
 const engine = await openEngine({ dataDir });
-const { tenantId, rnc } = await seedBenchIssuer(engine, { rangeTo: 1000 });
-await addRange(engine, { tenantId, environment: 'test', type: 32, rangeFrom: 1, rangeTo: 1000, expiresOn: null });
-await issueEcf(engine, tenantId, { idempotencyKey: 'bench-31', payload });
-const rangeId = (await engine.db.selectFrom('sequence_ranges').select('id').where('tenant_id', '=', tenantId).where('type', '=', 31).executeTakeFirstOrThrow()).id;
-await engine.db.deleteFrom('events').execute();
-await engine.db.deleteFrom('ecf_documents').execute();
-await engine.db.deleteFrom('ecf').execute();
+const { tenantId, rowsOptions } = await seedStoreTenant(engine, { rows: ROWS, documents: DOCUMENTS });
 
 // The pool's cache file is built here if missing; the SQLite load reads it from disk (bench/corpus/pool-file.ts).
 const pool = documentPool();
-const rowsOptions = { rows: ROWS, tenantId, tenantKey: await tenantKey(engine.db, tenantId), rnc, documents: DOCUMENTS, rangeId, start, end };
 // Documents are stored as the engine stores them: compressed, the certificate kept once (bench/stored-documents.ts),
 // packed on worker threads (bench/packing.ts).
 const certificates = DOCUMENTS ? await keepCertificates(engine.db, pool.slice(0, 50).map((d) => d.xml)) : null;
