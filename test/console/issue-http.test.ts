@@ -30,7 +30,7 @@ async function setup() {
 
 /** The text of the error note a field's aria-describedby names. */
 function errorBeside(body: string, id: string): string | undefined {
-  if (!new RegExp(`id="${id}"[^>]*aria-invalid="true" aria-describedby="${id}-error"`).test(body)) return undefined;
+  if (!new RegExp(`id="${id}"[^>]*aria-invalid="true" aria-describedby="(?:[^"]* )?${id}-error"`).test(body)) return undefined;
   return new RegExp(`<p class="field-error" id="${id}-error"[^>]*>([^<]*)</p>`).exec(body)?.[1];
 }
 
@@ -136,6 +136,44 @@ describe('the console: issuing from a form and the received e-CF', () => {
     expect(second.headers.location).toBe(first.headers.location);
     // The buyer is offered the next time.
     expect((await h.get('emisor', '/console/issue')).body).toMatch(/<datalist id="recent-buyers"><option value="131880681">Constructora Ejemplo SRL<\/option>/);
+  });
+
+  it('issues a credit note naming the document it modifies, a credit sale with its due date and an exempt line; offers only the types the form can fill', async () => {
+    const h = await setup();
+    const page = await h.get('emisor', '/console/issue');
+    const types = [...page.body.matchAll(/<option value="(\d\d)"/g)].map((m) => m[1]).filter((v) => Number(v) >= 31);
+    expect(types).toEqual(['31', '32', '33', '34', '44', '45', '46']);
+    // The note's fields are there for the script to show; hidden while the type is not a note.
+    expect(page.body).toMatch(/<fieldset data-note-reference="33 34" hidden>/);
+
+    const fresh = async (fields: Record<string, string>) => {
+      const key = /name="idempotencyKey" value="([^"]+)"/.exec((await h.get('emisor', '/console/issue')).body)![1]!;
+      return h.post('emisor', '/console/issue', { ...ISSUE, idempotencyKey: key, ...fields });
+    };
+    const credit = await fresh({ 'payment.condition': '2' });
+    expect(credit.statusCode).toBe(400);
+    expect(errorBeside(credit.body, 'f-payment-dueDate')).toBeTruthy();
+    expect((await fresh({ 'payment.condition': '2', 'payment.dueDate': '2030-01-31' })).statusCode).toBe(303);
+
+    const exempt = await fresh({ 'lines[0].itbisRate': 'E' });
+    expect(exempt.statusCode).toBe(303);
+    const invoice = (await listEcf(h.engine, h.tenant.id, {})).items.find((e) => exempt.headers.location === `/console/ecf/${e.id}`)!;
+    // 10 × 350.00 exempt: no ITBIS.
+    expect(Number(invoice.montoTotal)).toBe(3500);
+
+    const noReference = await fresh({ type: '34' });
+    expect(noReference.statusCode).toBe(400);
+    expect(noReference.body).toMatch(/<fieldset data-note-reference="33 34">/);
+    expect(errorBeside(noReference.body, 'f-reference-modifiedNcf')).toBeTruthy();
+    const note = await fresh({
+      type: '34', 'reference.modifiedNcf': invoice.encf.toLowerCase(), 'reference.modifiedNcfDate': invoice.issueDate, 'reference.modificationCode': '3',
+      'lines[0].quantity': '1', 'lines[0].itbisRate': 'E',
+    });
+    expect(note.statusCode).toBe(303);
+    // The invoice's page lists the note that modifies it.
+    const detail = await h.get('emisor', `/console/ecf/${invoice.id}`);
+    const noteId = note.headers.location!.split('/').pop()!;
+    expect(detail.body).toContain(`href="/console/ecf/${noteId}"`);
   });
 
   it('answers a received e-CF: a rejection needs its reason (beside the field), an approval is signed and shown', async () => {

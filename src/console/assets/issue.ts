@@ -115,6 +115,7 @@ function enhance(form: HTMLFormElement): void {
     if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) {
       touched.add(target.name);
       if (target.name === 'buyer.rnc') offerName(form, target.value);
+      if (target.name === 'type') showReference(form, target.value);
     }
     soon();
   });
@@ -147,6 +148,14 @@ function enhance(form: HTMLFormElement): void {
       soon();
     }
   });
+}
+
+/** The note's reference fields, shown for the types that need them (or while they hold something). */
+function showReference(form: HTMLFormElement, type: string): void {
+  const set = form.querySelector<HTMLFieldSetElement>('[data-note-reference]');
+  if (!set) return;
+  const filled = [...set.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')].some((c) => c.value !== '');
+  set.hidden = !(set.dataset.noteReference ?? '').split(' ').includes(type) && !filled;
 }
 
 /** A recent buyer picked by RNC: its name, unless the person already wrote one. */

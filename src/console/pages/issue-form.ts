@@ -10,12 +10,29 @@ export const LINE_FIELDS = ['name', 'quantity', 'unitPrice', 'itbisRate', 'disco
 export type LineField = (typeof LINE_FIELDS)[number];
 export type LineValues = Record<LineField, string>;
 
+/**
+ * The types a seller issues to its customers from the form. Purchases (41),
+ * minor expenses (43) and payments abroad (47) carry retentions per line and
+ * no income type: they are issued through the API, the CLI or the folder.
+ */
+export const FORM_TYPES = [31, 32, 33, 34, 44, 45, 46] as const;
+/** The notes, which name the document they modify. */
+export const NOTE_TYPES: readonly string[] = ['33', '34'];
+/** The line's ITBIS choice that means an exempt line (taxTreatment 'exempt', no rate). */
+export const EXEMPT = 'E';
+
 export interface IssueForm {
   readonly type: string;
   readonly incomeType: string;
   readonly buyerRnc: string;
   readonly buyerName: string;
   readonly paymentCondition: string;
+  /** payment.dueDate (YYYY-MM-DD), which a credit sale of some types needs. */
+  readonly dueDate: string;
+  /** reference.*: the document a note modifies. */
+  readonly modifiedNcf: string;
+  readonly modifiedNcfDate: string;
+  readonly modificationCode: string;
   readonly idempotencyKey: string;
   readonly lines: LineValues[];
 }
@@ -44,6 +61,10 @@ export function readForm(body: unknown): IssueForm {
     buyerRnc: str(b['buyer.rnc']),
     buyerName: str(b['buyer.name']),
     paymentCondition: str(b['payment.condition']) || '1',
+    dueDate: str(b['payment.dueDate']),
+    modifiedNcf: str(b['reference.modifiedNcf']).toUpperCase(),
+    modifiedNcfDate: str(b['reference.modifiedNcfDate']),
+    modificationCode: str(b['reference.modificationCode']),
     idempotencyKey: str(b.idempotencyKey),
     lines,
   };
@@ -62,20 +83,34 @@ export function toPayload(form: IssueForm): { payload: Record<string, unknown>; 
   form.lines.forEach((line, i) => {
     if (isBlank(line)) return;
     rows.push(i);
-    lines.push(Object.fromEntries(LINE_FIELDS.filter((f) => line[f] !== '').map((f) => [f, line[f]])));
+    const fields: Record<string, string> = Object.fromEntries(LINE_FIELDS.filter((f) => line[f] !== '').map((f) => [f, line[f]]));
+    if (fields.itbisRate === EXEMPT) {
+      delete fields.itbisRate;
+      fields.taxTreatment = 'exempt';
+    }
+    lines.push(fields);
   });
-  const buyer = Object.fromEntries([['rnc', form.buyerRnc], ['name', form.buyerName]].filter(([, v]) => v !== ''));
+  const given = (pairs: [string, string][]) => Object.fromEntries(pairs.filter(([, v]) => v !== ''));
+  const buyer = given([['rnc', form.buyerRnc], ['name', form.buyerName]]);
+  const reference = given([['modifiedNcf', form.modifiedNcf], ['modifiedNcfDate', form.modifiedNcfDate], ['modificationCode', form.modificationCode]]);
   return {
     payload: {
       type: form.type,
       ...(form.incomeType && { incomeType: form.incomeType }),
       ...(Object.keys(buyer).length > 0 && { buyer }),
-      payment: { condition: form.paymentCondition },
+      payment: { condition: form.paymentCondition, ...(form.dueDate && { dueDate: form.dueDate }) },
+      ...(Object.keys(reference).length > 0 && { reference }),
       lines,
     },
     rows,
   };
 }
+
+/** The form's controls outside the lines, named by the engine's paths. */
+const FORM_FIELDS = [
+  'type', 'incomeType', 'buyer.rnc', 'buyer.name', 'payment.condition', 'payment.dueDate',
+  'reference.modifiedNcf', 'reference.modifiedNcfDate', 'reference.modificationCode',
+] as const;
 
 /** Errors by the form's field name; `top` holds those no field shows. */
 export interface FormErrors {
@@ -106,13 +141,15 @@ export function formErrors(lang: Lang, errors: readonly FieldError[], rows: read
     const line = /^lines\[(\d+)\](?:\.(\w+))?/.exec(e.path);
     if (line) {
       const row = rows[Number(line[1])] ?? Number(line[1]);
-      const f = line[2] as LineField | undefined;
+      // The exempt choice is the ITBIS control's: its taxTreatment errors belong there.
+      const f = (line[2] === 'taxTreatment' ? 'itbisRate' : line[2]) as LineField | undefined;
       if (f && (LINE_FIELDS as readonly string[]).includes(f)) put(`lines[${row}].${f}`, text);
       else top.push(t(lang, 'issue.lineError', { n: row + 1, message: `${e.path.replace(/^lines\[\d+\]\.?/, '')} ${text}`.trim() }));
     } else if (e.path === 'lines') put('lines', text);
-    else if (e.path === 'type' || e.path === 'incomeType' || e.path === 'buyer.rnc' || e.path === 'buyer.name' || e.path === 'payment.condition') put(e.path, text);
+    else if ((FORM_FIELDS as readonly string[]).includes(e.path)) put(e.path, text);
     else if (e.path === 'buyer' || e.path.startsWith('buyer.')) put('buyer.rnc', text);
     else if (e.path === 'payment' || e.path.startsWith('payment.')) put('payment.condition', text);
+    else if (e.path === 'reference' || e.path.startsWith('reference.')) put('reference.modifiedNcf', text);
     else top.push(e.path && e.path !== '(body)' ? `${e.path}: ${text}` : text);
   }
   return { byField, top };

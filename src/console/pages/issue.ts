@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { dryRunIssue, ECF_TYPES, TYPE_NAMES, type ValidationResult } from '../../engine/documents/index.js';
+import { dryRunIssue, TYPE_NAMES, type ValidationResult } from '../../engine/documents/index.js';
 import { recentBuyers } from '../../engine/ecf/index.js';
 import { issueAndWait } from '../../engine/ecf/heavy.js';
 import { ValidationError } from '../../engine/errors.js';
@@ -8,11 +8,12 @@ import { money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { t, type Lang, type MessageKey } from '../i18n/index.js';
 import { csrfField, flash, sendPage } from '../layout.js';
-import { EMPTY_LINES, emptyLine, fieldId, formErrors, MAX_LINES, readForm, toPayload, type FormErrors, type IssueForm, type LineField } from './issue-form.js';
+import { EMPTY_LINES, emptyLine, EXEMPT, fieldId, FORM_TYPES, formErrors, MAX_LINES, NOTE_TYPES, readForm, toPayload, type FormErrors, type IssueForm, type LineField } from './issue-form.js';
 
 const INCOME_TYPES = ['01', '02', '03', '04', '05', '06'] as const;
 const CONDITIONS = ['1', '2', '3'] as const;
-const ITBIS_RATES = ['18', '16', '0'] as const;
+const ITBIS_RATES = ['18', '16', '0', EXEMPT] as const;
+const MODIFICATION_CODES = ['1', '2', '3', '4', '5'] as const;
 /** The totals shown as typed, in the order a person reads them. */
 const TOTALS: readonly { key: string; label: MessageKey }[] = [
   { key: 'montoGravadoTotal', label: 'issue.totalTaxed' },
@@ -32,9 +33,12 @@ function errorOf(errors: FormErrors, name: string): { attrs: SafeHtml; note: Saf
   };
 }
 
-function input(lang: Lang, errors: FormErrors, name: string, label: MessageKey, value: string, extra: SafeHtml = html``): SafeHtml {
+function input(lang: Lang, errors: FormErrors, name: string, label: MessageKey, value: string, extra: SafeHtml = html``, hint?: MessageKey): SafeHtml {
   const e = errorOf(errors, name);
-  return html`<div class="field"><label for="${fieldId(name)}">${t(lang, label)}</label><input id="${fieldId(name)}" name="${name}" value="${value}"${extra}${e.attrs}>${e.note}</div>`;
+  const hintId = `${fieldId(name)}-hint`;
+  // A hint joins the control's description beside its error (errorOf names only the error).
+  const attrs = hint ? html`${e.attrs.value ? html` aria-invalid="true"` : ''} aria-describedby="${hintId}${e.attrs.value ? ` ${fieldId(name)}-error` : ''}"` : e.attrs;
+  return html`<div class="field"><label for="${fieldId(name)}">${t(lang, label)}</label><input id="${fieldId(name)}" name="${name}" value="${value}"${extra}${attrs}>${hint ? html`<span class="hint" id="${hintId}">${t(lang, hint)}</span>` : ''}${e.note}</div>`;
 }
 
 function select(lang: Lang, errors: FormErrors, name: string, label: MessageKey, value: string, options: readonly { value: string; text: string }[]): SafeHtml {
@@ -42,6 +46,17 @@ function select(lang: Lang, errors: FormErrors, name: string, label: MessageKey,
   return html`<div class="field"><label for="${fieldId(name)}">${t(lang, label)}</label><select id="${fieldId(name)}" name="${name}"${e.attrs}>${options.map(
     (o) => html`<option value="${o.value}"${o.value === value ? html` selected` : ''}>${o.text}</option>`,
   )}</select>${e.note}</div>`;
+}
+
+/** The document a note modifies: shown for a note, or when it holds something; the script shows it as the type changes. */
+function referenceFieldset(lang: Lang, errors: FormErrors, form: IssueForm): SafeHtml {
+  const shown = NOTE_TYPES.includes(form.type) || [form.modifiedNcf, form.modifiedNcfDate, form.modificationCode].some((v) => v !== '') ||
+    Object.keys(errors.byField).some((k) => k.startsWith('reference.'));
+  return html`<fieldset data-note-reference="${NOTE_TYPES.join(' ')}"${shown ? '' : html` hidden`}><legend>${t(lang, 'issue.reference')}</legend>
+${input(lang, errors, 'reference.modifiedNcf', 'issue.modifiedNcf', form.modifiedNcf, html` autocomplete="off" maxlength="19"`)}
+${input(lang, errors, 'reference.modifiedNcfDate', 'issue.modifiedNcfDate', form.modifiedNcfDate, html` type="date"`)}
+${select(lang, errors, 'reference.modificationCode', 'issue.modificationCode', form.modificationCode, [{ value: '', text: t(lang, 'issue.choose') }, ...MODIFICATION_CODES.map((c) => ({ value: c, text: t(lang, `issue.modification.${c}`) }))])}
+</fieldset>`;
 }
 
 function lineFieldset(lang: Lang, errors: FormErrors, line: Record<LineField, string>, i: number): SafeHtml {
@@ -82,7 +97,8 @@ ${hasErrors ? html`<p><strong>${t(lang, 'issue.errors')}</strong></p>` : ''}
 ${csrfField(request)}
 <input type="hidden" name="idempotencyKey" value="${form.idempotencyKey}">
 <fieldset><legend>${t(lang, 'issue.document')}</legend>
-${select(lang, errors, 'type', 'issue.type', form.type, ECF_TYPES.map((ty) => ({ value: String(ty), text: `${ty} ${TYPE_NAMES[ty]}` })))}
+${select(lang, errors, 'type', 'issue.type', form.type, FORM_TYPES.map((ty) => ({ value: String(ty), text: `${ty} ${TYPE_NAMES[ty]}` })))}
+<p class="hint">${t(lang, 'issue.otherTypes')}</p>
 ${select(lang, errors, 'incomeType', 'issue.incomeType', form.incomeType, INCOME_TYPES.map((v) => ({ value: v, text: t(lang, `issue.incomeType.${v}`) })))}
 </fieldset>
 <fieldset><legend>${t(lang, 'issue.buyer')}</legend>
@@ -92,7 +108,9 @@ ${input(lang, errors, 'buyer.name', 'issue.buyerName', form.buyerName, html` cla
 </fieldset>
 <fieldset><legend>${t(lang, 'issue.payment')}</legend>
 ${select(lang, errors, 'payment.condition', 'issue.paymentCondition', form.paymentCondition, CONDITIONS.map((c) => ({ value: c, text: t(lang, `issue.payment.${c}`) })))}
+${input(lang, errors, 'payment.dueDate', 'issue.dueDate', form.dueDate, html` type="date"`, 'issue.dueDateHint')}
 </fieldset>
+${referenceFieldset(lang, errors, form)}
 <section class="issue-lines" aria-labelledby="lines-heading">
 <h2 id="lines-heading">${t(lang, 'issue.lines')}</h2>
 ${linesError.note}
