@@ -4,7 +4,7 @@ import { getSetting } from '../engine/settings/index.js';
 import { findTenant, OPERATION_ROLES, tenantScope, type TenantOperation } from '../engine/tenants/index.js';
 import { EngineError } from '../engine/errors.js';
 import { problemFor } from '../http/problem.js';
-import { isLoopback } from '../http/routes/metrics.js';
+import { isLoopback } from '../http/loopback.js';
 import { chooseLanguage, type Lang, type MessageKey } from './i18n/index.js';
 import { cookies, csrfMatches, fromOwnOrigin, LANG_COOKIE, presentedCsrf, SESSION_COOKIE } from './session.js';
 

@@ -6,6 +6,7 @@ import { EngineError } from './errors.js';
 import { openDatabase, type Db } from './store/database.js';
 import { isPostgresUrl } from './store/dialect.js';
 import { migrateToLatest } from './store/migrate.js';
+import { fillNoteReferences } from './ecf/note-references.js';
 import { documentStore, keptContextEncoder } from './store/documents/index.js';
 import { newRestartSignal, startCheckpointer, type RestartSignal } from './store/checkpointer.js';
 import { silentLog, type EngineLog } from './log/logger.js';
@@ -126,5 +127,14 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   };
   engine.secrets = options.secrets ?? secretsPort(engine, secretKey);
   engine.taxauth = options.taxauth ?? taxauthPort(engine, sandboxUrl);
+  // What a migration left for the engine's own reading of stored documents (0029's notes).
+  if (options.migrate !== false) {
+    try {
+      await fillNoteReferences(engine);
+    } catch (e) {
+      await engine.close();
+      throw e;
+    }
+  }
   return engine;
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ECF_TYPES } from '../../engine/documents/index.js';
 import { EngineError } from '../../engine/errors.js';
 import { ENVIRONMENTS } from '../../engine/schema-types.js';
-import { addRange, listRanges } from '../../engine/sequences/index.js';
+import { addRange, listRanges, SERIES } from '../../engine/sequences/index.js';
 import { annulSequences, listAnnulments } from '../../engine/sequences/heavy.js';
 import { mayPerform } from '../access.js';
 import { count, date, dateTime } from '../format.js';
@@ -114,7 +114,7 @@ export default async function sequencesRoutes(app: FastifyInstance) {
       await annulSequences(app.engine, request.tenantId, {
         environment: body.environment,
         reason: body.reason,
-        lines: [{ type: whole(body.type), series: 'E', rangeFrom: whole(body.rangeFrom), rangeTo: whole(body.rangeTo) }],
+        lines: [{ type: whole(body.type), series: SERIES, rangeFrom: whole(body.rangeFrom), rangeTo: whole(body.rangeTo) }],
       });
     } catch (error) {
       const errors = refusal(error);

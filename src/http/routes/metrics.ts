@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import ipaddr from 'ipaddr.js';
+import { isLoopback } from '../loopback.js';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { buildInfo, listenToTaxauthCalls, PENDING_STATUS, storeSnapshot, type StoreSnapshot } from '../../engine/metrics/index.js';
 import { getSetting } from '../../engine/settings/index.js';
@@ -28,16 +28,6 @@ import { getSetting } from '../../engine/settings/index.js';
  * with the number of endpoints concerned and the most at any one endpoint.
  */
 export type MetricsExposure = 'off' | 'loopback' | 'public';
-
-/** The caller is on this machine: 127.0.0.0/8, ::1, or an IPv4-mapped 127.x. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  try {
-    return ipaddr.process(address).range() === 'loopback';
-  } catch {
-    return false;
-  }
-}
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const TAXAUTH_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60];

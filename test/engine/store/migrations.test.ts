@@ -12,6 +12,7 @@ import { STORE, invoice31, seedIssuer, tempDir, testEngine } from '../../helpers
 import { ManualClock, dominicanDate, dominicanMonth, fromRowInstant, toDominicanIso, toRowInstant } from '../../../src/engine/clock.js';
 import { ecfXml, getEcf, listEcf } from '../../../src/engine/ecf/queries.js';
 import { notesModifying } from '../../../src/engine/ecf/notes.js';
+import { fillNoteReferences } from '../../../src/engine/ecf/note-references.js';
 import { listAttempts, recordAttempt } from '../../../src/engine/submission/attempts.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 
@@ -445,7 +446,7 @@ describe('migrations', () => {
     await expect(engine.db.selectFrom('ecf_fine_amount_counts').selectAll().execute()).rejects.toThrow();
   });
 
-  it("0029 fills each stored note's modified e-NCF from its signed XML, not a reference to another taxpayer's, and the notes are found by it", async () => {
+  it("0029 and the engine fill each stored note's modified e-NCF from its signed XML, not a reference to another taxpayer's, and the notes are found by it", async () => {
     const engine = await testEngine();
     const { tenant } = await seedIssuer(engine);
     const invoice = (await issueEcf(engine, tenant.id, { idempotencyKey: 'a', payload: invoice31() })).ecf;
@@ -463,7 +464,12 @@ describe('migrations', () => {
     await migrateTo(engine.db, '0028-console-sessions');
     await expect(engine.db.selectFrom('ecf').select('modifies_encf').execute()).rejects.toThrow();
     await migrateToLatest(engine.db);
+    // The migration leaves the stored notes to the engine, which reads their documents as it opens.
+    expect(await kept()).toEqual(new Map([...expected.keys()].map((id) => [id, null])));
+    expect(await fillNoteReferences(engine)).toBe(1);
     expect(await kept()).toEqual(expected);
+    expect(await engine.db.selectFrom('platform_state').select('key').where('key', '=', 'store.fill.note_references').execute()).toEqual([]);
+    expect(await fillNoteReferences(engine)).toBe(0);
     expect((await notesModifying(engine, tenant.id, invoice.id)).map((n) => n.id)).toEqual([ours.id]);
     await engine.close();
   });
