@@ -4,6 +4,7 @@ import { ConsoleRefusal, registerConsoleAccess } from './access.js';
 import { registerAssets } from './assets.js';
 import { html } from './html.js';
 import { chooseLanguage, t, type MessageKey } from './i18n/index.js';
+import { engineMessage } from './i18n/rules.js';
 import { sendPage } from './layout.js';
 import { cookies, LANG_COOKIE } from './session.js';
 import languageRoutes from './pages/language.js';
@@ -30,7 +31,8 @@ const CONTENT_SECURITY_POLICY =
 
 const ENGINE_STATUS: Partial<Record<EngineError['kind'], number>> = { validation: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413 };
 
-function errorPage(request: FastifyRequest, reply: FastifyReply, status: number, key: MessageKey, detail?: string) {
+/** `detail`: an engine refusal (said in the page's language by its code) or another error's own words. */
+function errorPage(request: FastifyRequest, reply: FastifyReply, status: number, key: MessageKey, detail?: string | EngineError) {
   // A request refused before the gate ran (or by it) still gets a page in its language.
   request.consoleRequest ??= { lang: chooseLanguage(cookies(request)[LANG_COOKIE], request.headers['accept-language']), session: null, tenant: null };
   const { lang, session } = request.consoleRequest;
@@ -41,7 +43,7 @@ function errorPage(request: FastifyRequest, reply: FastifyReply, status: number,
   return sendPage(request, reply, {
     title: `${t(lang, 'error.title')} ${status}`,
     status,
-    main: html`<p>${t(lang, key)}</p>${detail ? html`<p class="hint">${detail}</p>` : ''}${action}`,
+    main: html`<p>${t(lang, key)}</p>${detail ? html`<p class="hint">${typeof detail === 'string' ? detail : engineMessage(lang, detail)}</p>` : ''}${action}`,
   });
 }
 
@@ -73,7 +75,8 @@ export default async function consolePlugin(app: FastifyInstance) {
     if (error instanceof EngineError) {
       const status = ENGINE_STATUS[error.kind] ?? 500;
       if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'console: unexpected error');
-      return errorPage(request, reply, status, keyFor(status), status < 500 ? error.message : undefined);
+      // The page's language is known only inside errorPage; the message is chosen there by the code.
+      return errorPage(request, reply, status, keyFor(status), status < 500 ? error : undefined);
     }
     const status = 'statusCode' in error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'console: unexpected error');

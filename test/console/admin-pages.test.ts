@@ -103,12 +103,13 @@ describe('the console admin pages over HTTP', () => {
 
     const bad = await post('/console/sequences/load', { environment: 'test', type: '31', rangeFrom: '5001', rangeTo: '4000', expiresOn: '' });
     expect(bad.statusCode).toBe(400);
-    expect(byId(bad, 'load-to-error')).toBe('must not be below rangeFrom');
-    expect(byId(bad, 'load-expires-error')).toBe('type 31 ranges need an expiry date');
+    // The engine's rule in the page's language (Spanish: no ecf_lang cookie, no Accept-Language).
+    expect(byId(bad, 'load-to-error')).toBe('El número final no puede ser menor que el inicial.');
+    expect(byId(bad, 'load-expires-error')).toBe('Los rangos de este tipo requieren fecha de vencimiento.');
     expect(bad.body).toMatch(/<input id="load-to" name="rangeTo" value="4000"[^>]* aria-describedby="load-to-error" aria-invalid="true">/);
     const overlap = await post('/console/sequences/load', { environment: 'test', type: '31', rangeFrom: '10', rangeTo: '20', expiresOn: '2035-12-31' });
     expect(overlap.statusCode).toBe(400);
-    expect(overlap.body).toContain('overlaps the loaded range 1–1000');
+    expect(overlap.body).toContain('El rango se superpone con un rango ya cargado.');
     expect((await listRanges(h.engine, h.tenant.id)).filter((r) => r.type === 31)).toHaveLength(1);
 
     const good = await post('/console/sequences/load', { environment: 'cert', type: '31', rangeFrom: '5001', rangeTo: '5100', expiresOn: '2035-12-31' });
@@ -123,7 +124,7 @@ describe('the console admin pages over HTTP', () => {
 
     const noReason = await post('/console/sequences/annul', { environment: 'test', type: '31', rangeFrom: '900', rangeTo: '901', reason: '' });
     expect(noReason.statusCode).toBe(400);
-    expect(noReason.body).toMatch(/<p class="error" id="annul-reason-error">[^<]+<\/p>/);
+    expect(noReason.body).toContain('<p class="error" id="annul-reason-error">Escriba el motivo.</p>');
     expect(await listAnnulments(h.engine, h.tenant.id)).toEqual([]);
     const annulled = await post('/console/sequences/annul', { environment: 'test', type: '31', rangeFrom: '900', rangeTo: '901', reason: 'Talonario dañado' });
     expect(annulled.statusCode).toBe(303);
@@ -132,7 +133,7 @@ describe('the console admin pages over HTTP', () => {
     const wrong = multipart([{ name: '_csrf', value: csrf }, { name: 'password', value: 'otra' }, { name: 'file', value: makeP12(makeIdentity({ serialNumber: `IDCDO-${h.tenant.rnc}` }), 'buena'), filename: 'c.p12' }]);
     const refused = await h.app.inject({ method: 'POST', url: '/console/certificates', headers: { ...wrong.headers, cookie }, payload: wrong.payload });
     expect(refused.statusCode).toBe(400);
-    expect(refused.body).toMatch(/<p class="error" id="cert-password-error">[^<]+<\/p>/);
+    expect(refused.body).toContain('<p class="error" id="cert-password-error">La contraseña no abre este archivo de certificado.</p>');
     expect(await listCertificates(h.engine, h.tenant.id)).toHaveLength(1);
     const right = multipart([{ name: '_csrf', value: csrf }, { name: 'password', value: 'buena' }, { name: 'file', value: makeP12(makeIdentity({ commonName: 'Nuevo', serialNumber: `IDCDO-${h.tenant.rnc}` }), 'buena'), filename: 'c.p12' }]);
     const uploaded = await h.app.inject({ method: 'POST', url: '/console/certificates', headers: { ...right.headers, cookie }, payload: right.payload });

@@ -71,7 +71,7 @@ describe('the console admin pages in a browser', () => {
     await page.locator('#load-to').fill('100');
     await page.locator('#load-expires').fill('2035-12-31');
     await page.getByRole('button', { name: 'Cargar rango' }).click();
-    await expect.poll(() => page.locator('#load-to-error').textContent()).toBe('must not be below rangeFrom');
+    await expect.poll(() => page.locator('#load-to-error').textContent()).toBe('El número final no puede ser menor que el inicial.');
     expect(await page.locator('#load-to').getAttribute('aria-invalid')).toBe('true');
     expect(await axe(page)).toEqual([]);
     await screenshot(page, 'admin-sequences-error');

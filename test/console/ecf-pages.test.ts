@@ -142,6 +142,6 @@ describe('the e-CF pages over HTTP', () => {
     const bad = await get(app, '/console/ecf?From=03/01/2026', cookie);
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toMatch(/<input id="f-From" name="From" type="date" value="03\/01\/2026" aria-describedby="f-From-error" aria-invalid="true">/);
-    expect(bad.body).toContain('<span class="field-error" id="f-From-error">must be a calendar date YYYY-MM-DD</span>');
+    expect(bad.body).toContain('<span class="field-error" id="f-From-error">Debe ser una fecha válida (año-mes-día).</span>');
   });
 });

@@ -49,7 +49,7 @@ describe('issuing and the received e-CF in a browser', () => {
     expect(await page.locator(`#${await price.getAttribute('aria-describedby')}`).textContent()).toBe('Es obligatorio.');
     const rnc = page.getByLabel('RNC o cédula del comprador');
     expect(await rnc.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('#f-buyer-rnc-error').textContent()).toMatch(/^Must be an RNC/);
+    expect(await page.locator('#f-buyer-rnc-error').textContent()).toMatch(/^Debe ser un RNC/);
     expect(await axe(page)).toEqual([]);
     await screenshot(page, 'issue-form-error');
     // Readable on a phone: nothing wider than the screen (a fieldset grows to its widest select otherwise).

@@ -1,16 +1,19 @@
 import { ValidationError } from '../../engine/errors.js';
 import { html, type SafeHtml } from '../html.js';
+import type { Lang } from '../i18n/index.js';
+import { engineMessage, ruleMessage } from '../i18n/rules.js';
 
-/** The engine's field errors by field path (the first message per field), or null when the error is not a validation of fields. */
-export function fieldErrors(error: unknown): Map<string, string> | null {
+/** The engine's field errors by field path (the first message per field, in the page's language), or null when the error is not a validation of fields. */
+export function fieldErrors(lang: Lang, error: unknown): Map<string, string> | null {
   if (!(error instanceof ValidationError)) return null;
   const byField = new Map<string, string>();
   for (const e of error.errors) {
-    const field = e.path.replace(/^(body|query)\./, '').replace(/^lines\[0\]\./, '');
-    if (!byField.has(field)) byField.set(field, e.message);
+    // A form annuls one range: the line's own errors go above the form, its fields' beside them.
+    const field = e.path.replace(/^(body|query)\./, '').replace(/^lines(\[0\])?\.?/, '');
+    if (!byField.has(field)) byField.set(field, ruleMessage(lang, e));
   }
   // An error the engine could not tie to a field still shows, above the form.
-  if (byField.size === 0) byField.set('', error.message);
+  if (byField.size === 0) byField.set('', engineMessage(lang, error));
   return byField;
 }
 

@@ -5,7 +5,8 @@ import { readingMultipart } from '../../http/routes/multipart-errors.js';
 import { mayPerform, requireCsrf } from '../access.js';
 import { date } from '../format.js';
 import { html } from '../html.js';
-import { t } from '../i18n/index.js';
+import { t, type Lang } from '../i18n/index.js';
+import { engineMessage } from '../i18n/rules.js';
 import { csrfField, flash, sendPage } from '../layout.js';
 import { field, fieldErrors, formError, scroller } from './admin-form.js';
 
@@ -13,9 +14,9 @@ import { field, fieldErrors, formError, scroller } from './admin-form.js';
 const MAX_PASSWORD_BYTES = 4096;
 
 /** A refusal of the file as a whole goes beside the field it is about: the password, or the file. */
-function uploadRefusal(error: unknown): Map<string, string> | null {
+function uploadRefusal(lang: Lang, error: unknown): Map<string, string> | null {
   if (!(error instanceof EngineError) || !['validation', 'too_large', 'conflict'].includes(error.kind)) return null;
-  return new Map([[error.code === 'Certificate.WrongPassword' ? 'password' : 'file', error.message]]);
+  return new Map([[error.code === 'Certificate.WrongPassword' ? 'password' : 'file', engineMessage(lang, error)]]);
 }
 
 async function certificatesPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, errors?: Map<string, string>) {
@@ -80,7 +81,8 @@ export default async function certificatesRoutes(app: FastifyInstance) {
       if (passwordTooLong) throw invalidField('password', 'Certificate.PasswordTooLong', `The password has more than ${MAX_PASSWORD_BYTES} bytes.`);
       await uploadCertificate(app.engine, request.tenantId, upload satisfies CertificateUpload);
     } catch (error) {
-      const errors = fieldErrors(error) ?? uploadRefusal(error);
+      const { lang } = request.consoleRequest;
+      const errors = fieldErrors(lang, error) ?? uploadRefusal(lang, error);
       if (!errors) throw error;
       return certificatesPage(app, request, reply, errors);
     }

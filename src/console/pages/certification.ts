@@ -3,6 +3,7 @@ import { getCertification, PASOS } from '../../engine/certification/index.js';
 import { dateTime } from '../format.js';
 import { html } from '../html.js';
 import { t } from '../i18n/index.js';
+import { pasoText } from '../i18n/pasos.js';
 import { sendPage } from '../layout.js';
 
 /** GET /console/certification: the authority's 14 Pasos, and where each stands (the state `ecf certify` keeps). */
@@ -15,11 +16,12 @@ export default async function certificationRoutes(app: FastifyInstance) {
       main: html`<p>${certification ? t(lang, 'certif.started', { date: dateTime(lang, certification.startedAt), updated: dateTime(lang, certification.updatedAt) }) : html`${t(lang, 'certif.notStarted')} <code>ecf certify start</code>`}</p>
 <ol class="pasos">${PASOS.map((p) => {
         const record = certification?.pasos[p.paso] ?? { state: 'pending' as const, at: null };
+        const said = pasoText(lang, p);
         return html`<li class="paso paso-${record.state}">
 <h2 id="paso-${p.paso}">${t(lang, 'certif.paso')} ${p.paso}: ${p.title} <span class="badge paso-state-${record.state}">${t(lang, `certif.state.${record.state}`)}</span></h2>
 <dl>
-${p.appliance ? html`<dt>${t(lang, 'certif.appliance')}</dt><dd>${p.appliance}${p.command ? html` (<code>${p.command}</code>)` : ''}</dd>` : ''}
-${p.person ? html`<dt>${t(lang, 'certif.person')}</dt><dd>${p.person}</dd>` : ''}
+${said.appliance ? html`<dt>${t(lang, 'certif.appliance')}</dt><dd>${said.appliance}${p.command ? html` (<code>${p.command}</code>)` : ''}</dd>` : ''}
+${said.person ? html`<dt>${t(lang, 'certif.person')}</dt><dd>${said.person}</dd>` : ''}
 ${record.note ? html`<dt>${t(lang, 'certif.note')}</dt><dd>${record.note}${record.at ? html` · ${dateTime(lang, record.at)}` : ''}</dd>` : ''}
 </dl></li>`;
       })}</ol>`,

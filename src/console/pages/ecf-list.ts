@@ -6,6 +6,7 @@ import { FINAL_STATES } from '../../engine/submission/index.js';
 import { count, date, money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { t, type Lang, type MessageKey } from '../i18n/index.js';
+import { ruleMessage } from '../i18n/rules.js';
 import { sendPage } from '../layout.js';
 
 /** The e-CF types, in the order the list's type filter offers them. */
@@ -61,8 +62,8 @@ function fieldError(errors: readonly FieldError[], name: string, lang: Lang) {
   const id = `f-${name}-error`;
   return {
     attrs: html` aria-invalid="true" aria-describedby="${id}"`,
-    // The engine's sentence names the rule; beside its labelled control, it names the field.
-    message: html`<span class="field-error" id="${id}">${error.message}</span>`,
+    // The rule in the page's language; beside its labelled control, it names the field.
+    message: html`<span class="field-error" id="${id}">${ruleMessage(lang, error)}</span>`,
   };
 }
 

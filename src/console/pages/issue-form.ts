@@ -1,5 +1,6 @@
 import type { FieldError } from '../../engine/errors.js';
 import { t, type Lang } from '../i18n/index.js';
+import { ruleMessage } from '../i18n/rules.js';
 
 /**
  * The issue form's fields and the payload they make. The form's field names
@@ -118,15 +119,9 @@ export interface FormErrors {
   readonly top: string[];
 }
 
-/** A missing field's word in the page's language, else the engine's own sentence. */
+/** An engine error in the page's language (a missing field reads 'issue.required' through the catalogue). */
 function message(lang: Lang, e: FieldError): string {
-  return /Required$/.test(e.code) ? t(lang, 'issue.required') : sentence(e);
-}
-
-/** An engine error's sentence for beside its field: the path it starts with left out, capitalised, with a full stop. */
-export function sentence(e: FieldError): string {
-  const text = e.message.startsWith(`${e.path} `) ? e.message.slice(e.path.length + 1) : e.message;
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+  return ruleMessage(lang, e);
 }
 
 /** Maps the engine's error paths to the form's fields (payload line k is form row rows[k]). */

@@ -6,8 +6,9 @@ import { mayPerform } from '../access.js';
 import { count, date, dateTime, money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { isMessageKey, t, type Lang, type MessageKey } from '../i18n/index.js';
+import { ruleMessage } from '../i18n/rules.js';
 import { csrfField, flash, sendPage } from '../layout.js';
-import { fieldId, sentence } from './issue-form.js';
+import { fieldId } from './issue-form.js';
 
 /** The inbox's filters: the form's names, as the engine's list takes them (any casing). */
 const FILTERS = ['status', 'approval', 'issuerRnc', 'from', 'to'] as const;
@@ -18,14 +19,15 @@ const amount = (lang: Lang, value: string | null): string => (value && /^-?\d+(\
 const label = (lang: Lang, key: string): string => (isMessageKey(key) ? t(lang, key) : key);
 
 /** Errors by field name (the engine's last path segment, lower camel case), the rest at the top. */
-function byField(errors: readonly FieldError[], names: readonly string[]): { fields: Record<string, string>; top: string[] } {
+function byField(lang: Lang, errors: readonly FieldError[], names: readonly string[]): { fields: Record<string, string>; top: string[] } {
   const fields: Record<string, string> = {};
   const top: string[] = [];
   for (const e of errors) {
     const last = e.path.split('.').pop() ?? '';
     const name = names.find((n) => n.toLowerCase() === last.toLowerCase());
-    if (name) fields[name] = fields[name] ? `${fields[name]} ${sentence(e)}` : sentence(e);
-    else top.push(`${e.path}: ${e.message}`);
+    const text = ruleMessage(lang, e);
+    if (name) fields[name] = fields[name] ? `${fields[name]} ${text}` : text;
+    else top.push(`${e.path}: ${text}`);
   }
   return { fields, top };
 }
@@ -155,7 +157,7 @@ export default async function receivedRoutes(app: FastifyInstance) {
       page = await listReceivedEcf(app.engine, request.tenantId, { ...filters, PageSize: PAGE_SIZE });
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      errors = byField(e.errors, [...FILTERS, 'page']);
+      errors = byField(lang, e.errors, [...FILTERS, 'page']);
     }
     return sendPage(request, reply, {
       title: t(lang, 'issue.received.title'),
@@ -180,7 +182,7 @@ ${page ? inboxTable(lang, page, filters) : ''}`,
       await decideCommercialApproval(app.engine, request.tenantId, id, { decision, rejectionReason: decision === 'rejected' ? reason : null });
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      return renderDocument(app, request, reply, id, byField(e.errors, ['decision', 'rejectionReason']).fields, reason, 400);
+      return renderDocument(app, request, reply, id, byField(request.consoleRequest.lang, e.errors, ['decision', 'rejectionReason']).fields, reason, 400);
     }
     flash(request, reply, 'flash.issue.answered');
     return reply.redirect(`/console/received/${id}`, 303);

@@ -7,7 +7,8 @@ import { annulSequences, listAnnulments } from '../../engine/sequences/heavy.js'
 import { mayPerform } from '../access.js';
 import { count, date, dateTime } from '../format.js';
 import { html } from '../html.js';
-import { t } from '../i18n/index.js';
+import { t, type Lang } from '../i18n/index.js';
+import { engineMessage } from '../i18n/rules.js';
 import { csrfField, flash, sendPage } from '../layout.js';
 import { field, fieldErrors, formError, scroller } from './admin-form.js';
 
@@ -22,10 +23,10 @@ interface Refused {
 const whole = (value: string | undefined): number | string | undefined => (value !== undefined && /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : value);
 
 /** A refusal the person can correct (a field, an overlap, an annulment the authority cannot take) stays on the page beside the form. */
-function refusal(error: unknown): Map<string, string> | null {
-  const fields = fieldErrors(error);
+function refusal(lang: Lang, error: unknown): Map<string, string> | null {
+  const fields = fieldErrors(lang, error);
   if (fields) return fields;
-  if (error instanceof EngineError && error.kind === 'conflict') return new Map([['', error.message]]);
+  if (error instanceof EngineError && error.kind === 'conflict') return new Map([['', engineMessage(lang, error)]]);
   return null;
 }
 
@@ -100,7 +101,7 @@ export default async function sequencesRoutes(app: FastifyInstance) {
         expiresOn: body.expiresOn ? body.expiresOn : null,
       });
     } catch (error) {
-      const errors = refusal(error);
+      const errors = refusal(request.consoleRequest.lang, error);
       if (!errors) throw error;
       return sequencesPage(app, request, reply, { form: 'load', values: body, errors });
     }
@@ -117,7 +118,7 @@ export default async function sequencesRoutes(app: FastifyInstance) {
         lines: [{ type: whole(body.type), series: SERIES, rangeFrom: whole(body.rangeFrom), rangeTo: whole(body.rangeTo) }],
       });
     } catch (error) {
-      const errors = refusal(error);
+      const errors = refusal(request.consoleRequest.lang, error);
       if (!errors) throw error;
       return sequencesPage(app, request, reply, { form: 'annul', values: body, errors });
     }

@@ -9,5 +9,6 @@ export {
   uploadCertificate,
   type CertificateUpload,
 } from './certificates.js';
+export { MIN_RSA_BITS } from './inspect.js';
 export { emitCertificateNotices } from './notices.js';
 export { CertificateView } from './schemas.js';

@@ -4,7 +4,7 @@
 // What loads heavy modules is in ./heavy.ts.
 export { loadCases } from './cases.js';
 export { paso4Needs, type Paso4Need } from './paso4-needs.js';
-export { PASOS, pasoOf, type PasoNumber } from './pasos.js';
+export { PASOS, pasoOf, type Paso, type PasoNumber } from './pasos.js';
 export { certificationReport, reportText } from './report.js';
 export { getCertification, recordPaso, requireCertification, startCertification } from './state.js';
 export { writeConsumoUploads } from './uploads.js';

@@ -3,6 +3,6 @@
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
 // What loads heavy modules is in ./heavy.ts.
 export { emitSequenceNotices } from './notices.js';
-export { addRange, allocate, listRanges, SERIES } from './ranges.js';
+export { MAX_SEQUENTIAL, addRange, allocate, listRanges, SERIES } from './ranges.js';
 export { nextNumber, setNextNumber, type NextNumberResult, type NextNumberView } from './next-number.js';
-export { AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, SequenceRangeView } from './schemas.js';
+export { AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, MAX_ANNULMENT_LINES_PER_TYPE, MAX_REASON_LENGTH, SequenceRangeView } from './schemas.js';
