@@ -25,12 +25,11 @@ export async function ecfStatuses(engine: Engine, tenantId: string, ids: readonl
     throw new ValidationError([{ path: 'ids', code: 'Validation.TooMany', message: `ids must name at most ${MAX_STATUS_IDS} e-CF, not ${unique.length}` }]);
   }
   if (!unique.every(isUuid)) throw notFound('Ecf');
-  const rows = await engine.db
-    .selectFrom('ecf')
-    .select(['id', 'encf', 'status'])
-    .where('tenant_key', '=', await tenantKey(engine.db, tenantId))
-    .where('id', 'in', unique)
-    .execute();
+  // By id alone, the tenant checked here: with the tenant in the WHERE, SQLite without statistics
+  // walked a tenant-prefixed index (the whole tenant) instead of the unique id index.
+  const key = await tenantKey(engine.db, tenantId);
+  const found = await engine.db.selectFrom('ecf').select(['id', 'encf', 'status', 'tenant_key']).where('id', 'in', unique).execute();
+  const rows = found.filter((r) => r.tenant_key === key).map(({ id, encf, status }) => ({ id, encf, status }));
   if (rows.length !== unique.length) throw notFound('Ecf');
   const byId = new Map(rows.map((r) => [r.id, r]));
   return unique.map((id) => byId.get(id)!);
