@@ -1,6 +1,6 @@
 // The big store the list and console benches query: one tenant whose e-CF are made by bench/ecf-rows.ts
 // (each its own e-NCF, dates, amounts, buyer and signed document; notes modifying earlier invoices).
-import type { Engine } from '../src/engine/engine.js';
+import type { Engine } from '../src/engine/engine-types.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { addRange } from '../src/engine/sequences/ranges.js';
 import { tenantKey } from '../src/engine/tenants/lookup.js';

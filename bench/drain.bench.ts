@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEngine, type Engine } from '../src/engine/engine.js';
+import { openEngine } from '../src/engine/engine.js';
+import type { Engine } from '../src/engine/engine-types.js';
 import { issueEcf } from '../src/engine/ecf/issue.js';
 import { setSetting } from '../src/engine/settings/settings.js';
 import { runBackgroundWork } from '../src/engine/background-work.js';

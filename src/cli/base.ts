@@ -1,6 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { resolveDataDir } from '../engine/data-dir.js';
-import { openEngine, type Engine } from '../engine/engine.js';
+import { openEngine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine-types.js';
 import { EngineError, ValidationError, type ErrorKind } from '../engine/errors.js';
 
 /** Exit codes scripts can rely on; one per class of engine error. */

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine-types.js';
 import { EngineError } from '../engine/errors.js';
 import type { PauseScope } from '../engine/limits/index.js';
 import { resolveTenant } from './tenant-flag.js';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine-types.js';
 import { EngineError } from '../engine/errors.js';
 import { findTenant, listTenants, type TenantView } from '../engine/tenants/index.js';
 

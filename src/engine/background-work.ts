@@ -1,4 +1,4 @@
-import type { Engine } from './engine.js';
+import type { Engine } from './engine-types.js';
 import { RECEIVERS_CONCURRENCY } from './reception/rules.js';
 import { getSetting } from './settings/settings.js';
 import { releaseDeliveries, takeOverDeadDeliveries, webhookSource, type AttemptResult } from './webhooks/delivery.js';

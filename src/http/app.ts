@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine-types.js';
 import { MAX_CERTIFICATE_FILE_BYTES } from '../engine/certificates/index.js';
 import { registerAccess } from './access.js';
 import { registerJsonBody } from './json-body.js';

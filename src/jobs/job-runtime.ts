@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openEngine, type Engine } from '../engine/engine.js';
+import { openEngine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine-types.js';
 
 export interface JobData {
   readonly dataDir: string;

@@ -4,10 +4,8 @@ import { undici } from '../engine/net/undici.js';
 import { dominicanDate } from '../engine/clock.js';
 import { signEcf } from '../engine/documents/sign-ecf.js';
 import { prepareDocument } from '../engine/documents/prepare.js';
-import { signAcecf } from '../engine/reception/documents.js';
 import { signingKey, type SigningKey } from '../engine/signing/xmldsig.js';
-import { multipartBody } from '../engine/taxauth/client.js';
-import { signSeed } from '../engine/taxauth/token-cache.js';
+import { multipartBody, signAcecf, signSeed } from './taxpayer-wire.js';
 
 /**
  * The sandbox as another electronic taxpayer (NOTES §10.4, like the

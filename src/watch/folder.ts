@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine-types.js';
 import { EngineError, ValidationError, type FieldError } from '../engine/errors.js';
 import { ecfXml, getEcf, type EcfView } from '../engine/ecf/index.js';
 import { issueAndWait, MAX_IDEMPOTENCY_KEY_LENGTH } from '../engine/ecf/heavy.js';

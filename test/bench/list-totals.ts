@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Engine } from '../../src/engine/engine.js';
+import type { Engine } from '../../src/engine/engine-types.js';
 import { listEcf } from '../../src/engine/ecf/queries.js';
 
 /** The totals a loaded store's lists give (from its kept counts) are the e-CF counted by reading its rows. */

@@ -1,4 +1,4 @@
-import type { Engine } from '../../src/engine/engine.js';
+import type { Engine } from '../../src/engine/engine-types.js';
 import type { ManualClock } from '../../src/engine/clock.js';
 import { createWebhook, listDeliveries } from '../../src/engine/webhooks/index.js';
 import { deliverDueWebhooks } from '../../src/engine/webhooks/delivery.js';

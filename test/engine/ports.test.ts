@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEngine, type SecretsPort, type TaxauthPort } from '../../src/engine/engine.js';
+import { openEngine } from '../../src/engine/engine.js';
+import type { SecretsPort, TaxauthPort } from '../../src/engine/engine-types.js';
 import { setSetting } from '../../src/engine/settings/settings.js';
 import { testDataDir } from '../helpers.js';
 

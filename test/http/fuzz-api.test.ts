@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/engine/engine.js';
+import type { Engine } from '../../src/engine/engine-types.js';
 import { buildApp } from '../../src/http/app.js';
 import { makeIdentity, makeP12 } from '../certs.js';
 import { storedBytes } from '../helpers.js';

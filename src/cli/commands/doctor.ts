@@ -5,7 +5,8 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { table } from '../render.js';
 import { DATABASE_FILE } from '../../engine/data-dir.js';
-import { databaseUrlOf, openEngine, type Engine } from '../../engine/engine.js';
+import { databaseUrlOf, openEngine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/engine-types.js';
 import { keychainAvailable, secretKeyMissing, secretKeyState } from '../../engine/secrets/index.js';
 import { authorityChecks, certificateChecks, sequenceChecks, type HealthCheck } from '../../engine/health/index.js';
 

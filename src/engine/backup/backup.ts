@@ -2,7 +2,8 @@ import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, renameSync, rm
 import { dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../data-dir.js';
-import { openEngine, type Engine } from '../engine.js';
+import { openEngine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { BUSY_TIMEOUT_MS } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect.js';

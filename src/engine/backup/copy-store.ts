@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { documentHashOf } from '../ecf/views.js';
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { conflict } from '../errors.js';
 import { secretReferencesIn } from './secret-refs.js';
 import { dialectOf } from '../store/dialect.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { holdRangesAfterRestore, verifyCommandFor } from '../sequences/restore-hold.js';
 
 /** What a restore held: how many ranges, and per tenant and environment the command that checks them. */

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { inTransaction } from '../store/database.js';
 import { onceInCluster } from '../store/locking.js';

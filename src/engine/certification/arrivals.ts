@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { ValidationError } from '../errors.js';
 import { PROBE_ISSUER_RNC } from './receiver-check.js';
 import { recordPaso, requireCertification } from './state.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Db } from '../store/database.js';
 import type { CertificationCasesTable } from '../store/schema.js';
 import { phaseOf, type CaseState, type Phase, type PlannedCase } from './plan.js';

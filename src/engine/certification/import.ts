@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { signingCredentials } from '../certificates/certificates.js';
 import { toStoredInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { newId } from '../ids.js';
 import { signingKey } from '../signing/xmldsig.js';

@@ -1,5 +1,5 @@
 import { dominicanDate } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { getSetting } from '../settings/settings.js';
 import { SIMULATION_SLOTS } from './simulation-slots.js';
 

@@ -1,7 +1,7 @@
 import { createHash, sign } from 'node:crypto';
 import { ParseOption, XmlC14NMode, XmlDocument, XmlLibError, type XmlElement } from 'libxml2-wasm';
 import { signingCredentials } from '../certificates/certificates.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { ValidationError } from '../errors.js';
 import type { SigningKey } from '../signing/xmldsig.js';
 import { signingKey } from '../signing/xmldsig.js';

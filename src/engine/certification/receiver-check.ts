@@ -4,7 +4,7 @@ import { undici } from '../net/undici.js';
 import { dominicanDate } from '../clock.js';
 import { signEcf } from '../documents/sign-ecf.js';
 import { prepareDocument } from '../documents/prepare.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { ValidationError } from '../errors.js';
 import { signAcecf } from '../reception/documents.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { loadCases, portalCounts, type CaseRow, type PortalCounts } from './cases.js';
 import { PASOS, type PasoNumber } from './pasos.js';
 import { requireCertification, type PasoState } from './state.js';

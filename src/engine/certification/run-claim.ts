@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { leaseOwnerName } from '../work/queue.js';
 import { holderState } from '../work/holder.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Selectable } from 'kysely';
 import { dominicanDate } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, type FieldError } from '../errors.js';
 import { takesRfce } from '../documents/rfce-xml.js';
 import { prepareDocument } from '../documents/prepare.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, notFound } from '../errors.js';
 import { toStoredInstant } from '../clock.js';
 import { inTransaction, type Tx } from '../store/database.js';

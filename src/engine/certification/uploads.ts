@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { caseXml, loadCases } from './cases.js';
 import { rfceStandings, type RfceStanding } from './consumo-binding.js';

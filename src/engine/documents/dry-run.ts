@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { dominicanDate } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { money } from '../money.js';
 import { getEmitterProfile } from '../tenants/emitter-profile.js';
 import { takesRfce } from './rfce-xml.js';

@@ -1,5 +1,6 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { getSetting } from '../settings/settings.js';
+import type { DocumentSettings } from './settings-shape.js';
 
 /**
  * The settings the document pipeline reads, in one place: today only the
@@ -10,9 +11,7 @@ import { getSetting } from '../settings/settings.js';
 export const DOCUMENT_SETTINGS = ['sequences.mode'] as const;
 export type DocumentSettingKey = (typeof DOCUMENT_SETTINGS)[number];
 
-export interface DocumentSettings {
-  readonly sequenceMode: 'managed' | 'external';
-}
+export type { DocumentSettings };
 
 /** From values a caller read together with its other settings (issuing reads all of them in one statement). */
 export const documentSettingsOf = (values: Readonly<Record<DocumentSettingKey, unknown>>): DocumentSettings => ({

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { tenantKey } from '../tenants/lookup.js';
 
 export interface RecentBuyer {

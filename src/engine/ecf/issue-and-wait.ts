@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { waitForVerdict } from '../submission/wait.js';
 import { issueEcf, type IssueRequest } from './issue.js';
 import type { EcfView } from './views.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { dominicanDate, fromRowInstant, toRowInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, conflict } from '../errors.js';
 import { emit } from '../events/outbox.js';
 import { appendJournal } from '../journal/append.js';

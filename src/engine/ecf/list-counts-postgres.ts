@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 
 /** The month after `YYYY-MM`, and the one before. */
 function monthAfter(month: string): string {

@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { dominicanDayBounds, toRowInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Database } from '../store/schema.js';
 import { amountBand, bandBounds, type BandLead } from './amount-band.js';
 import { tenantKey } from '../tenants/lookup.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, EcfTable } from '../store/schema.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';

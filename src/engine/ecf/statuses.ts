@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { notFound, ValidationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { tenantKey } from '../tenants/lookup.js';

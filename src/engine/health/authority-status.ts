@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { STATUS_STALE_MS, authorityStatus, statusView, type RefreshMode } from '../taxauth/authority-status.js';
 import type { HealthCheck } from './checks.js';

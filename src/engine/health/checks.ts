@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { listCertificates } from '../certificates/certificates.js';
 import { dominicanDate } from '../clock.js';
 import type { Environment } from '../schema-types.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 
 /** The shape of one readiness check, apart from the list that runs them: a check in its own file (authority-status.ts) imports this, and readiness.ts imports the check. */
 export type ReadinessStatus = 'ok' | 'warn' | 'fail';

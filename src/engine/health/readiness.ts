@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { settingView } from '../settings/settings.js';
 import { migrationStatus } from '../store/migrate.js';

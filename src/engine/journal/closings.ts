@@ -2,7 +2,7 @@ import { sign } from 'node:crypto';
 import { sql } from 'kysely';
 import { credentialsIn, type SigningCredentials } from '../certificates/certificates.js';
 import { dominicanDate, dominicanDayBounds, dominicanMonth, dominicanMonthBounds } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { Dec } from '../money.js';
 import { inTransaction, type Db } from '../store/database.js';

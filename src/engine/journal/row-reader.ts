@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { DATABASE_FILE } from '../data-dir.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { BUSY_TIMEOUT_MS } from '../store/database.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Db } from '../store/database.js';
 import { GENESIS, LINK_BYTES, chainHash, linkOf } from './chain.js';
 import { checkClosingSignature, type ClosingData } from './closing-data.js';

@@ -1,5 +1,5 @@
 import { fromRowInstant, toDominicanIso, toRowInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';
 import { getSettings } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';

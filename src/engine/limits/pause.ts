@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { conflict, invalidField } from '../errors.js';
 import { emit } from '../events/outbox.js';
 import { DateTime, Nullable, Uuid } from '../schema-types.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { dominicanMonth, dominicanMonthBounds, toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { invalidField } from '../errors.js';
 import type { EventType } from '../events/catalogue.js';
 import { emit, type EventEnvelope } from '../events/outbox.js';

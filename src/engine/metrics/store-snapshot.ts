@@ -1,5 +1,5 @@
 import { dominicanDate, fromRowInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { contingencyState, type ContingencyState } from '../submission/contingency.js';
 import { tenantKey } from '../tenants/lookup.js';
 

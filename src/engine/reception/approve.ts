@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { signingCredentials } from '../certificates/certificates.js';
 import { xmlDate } from '../documents/ecf-xml.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { ValidationError, conflict, notFound, type FieldError } from '../errors.js';
 import { newId } from '../ids.js';
 import { Dec } from '../money.js';

@@ -1,5 +1,5 @@
 import type { Element } from '@xmldom/xmldom';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { parseXml, textOf } from '../signing/verify.js';

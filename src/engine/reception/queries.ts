@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { dominicanDayBounds } from '../clock.js';
 import { sql } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { PageNumber, PageSize, Paged, pageOf, pageWindow } from '../paging.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { signingCredentials } from '../certificates/certificates.js';
 import { xmlDate } from '../documents/ecf-xml.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, type FieldError } from '../errors.js';
 import { emit } from '../events/outbox.js';
 import { newId } from '../ids.js';

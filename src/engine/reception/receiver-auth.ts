@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { unauthenticated } from '../tenants/access.js';

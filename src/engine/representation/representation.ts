@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { fromRowInstant } from '../clock.js';
 import { qrUrlOf, signedAtOf } from '../signing/row-qr.js';
 import { notFound } from '../errors.js';

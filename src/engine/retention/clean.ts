@@ -1,6 +1,6 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import { toStoredInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction } from '../store/database.js';
 import { onceInCluster } from '../store/locking.js';

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { getSetting } from '../settings/settings.js';
 import { inTransaction, type Tx } from '../store/database.js';

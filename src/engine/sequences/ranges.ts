@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { dominicanDate, toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, conflict } from '../errors.js';
 import { emit } from '../events/outbox.js';
 import { newId } from '../ids.js';

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { encfOf } from '../documents/encf.js';
 import type { Environment } from '../schema-types.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { ValidationError, type FieldError } from '../errors.js';
 import { inspectCertificate } from '../certificates/inspect.js';
 import { readPkcs12 } from '../certificates/pkcs12.js';

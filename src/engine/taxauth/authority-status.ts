@@ -1,5 +1,5 @@
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { taxauthAgent } from './client.js';
 import { TaxauthError } from './errors.js';

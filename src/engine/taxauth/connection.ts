@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import type { Environment } from '../schema-types.js';
 import { requireTenant } from '../tenants/lookup.js';

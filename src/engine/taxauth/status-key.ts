@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { inTransaction, type Db } from '../store/database.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { statusKeyInfo } from './status-key.js';
 import { probeTls, type ProbeOptions, type TlsProbe } from './tls.js';

@@ -1,5 +1,5 @@
 import { signingCredentials } from '../certificates/certificates.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { signCanonical, signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { serialize } from '../xml/canonical.js';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction } from '../store/database.js';

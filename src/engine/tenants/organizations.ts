@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { conflict, notFound, EngineError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';

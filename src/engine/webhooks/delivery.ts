@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, notFound } from '../errors.js';
 import { EVENT_API_VERSION } from '../events/catalogue.js';
 import { toEnvelope, type EventEnvelope } from '../events/outbox.js';

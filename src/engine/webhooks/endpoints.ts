@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, notFound, type FieldError } from '../errors.js';
 import { typesMatching } from '../events/catalogue.js';
 import { isUuid, newId } from '../ids.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { ringWorkBell } from './bell.js';
 import { WORK_CHANNEL } from './queue.js';
 

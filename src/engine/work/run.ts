@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { groupOf } from './lanes.js';
 import type { Feedback, WorkSource } from './pump.js';
 import { claim, claimLane, complete, dueLanes, LeaseLost, reschedule, type WorkItem } from './queue.js';

@@ -1,9 +1,7 @@
 import { undici } from '../../engine/net/undici.js';
-import { signAcecf } from '../../engine/reception/documents.js';
-import { multipartBody } from '../../engine/taxauth/client.js';
-import { signSeed } from '../../engine/taxauth/token-cache.js';
 import { validateAgainstSchema } from '../../engine/xml/xsd.js';
 import { SANDBOX_TAXPAYER_RNC, type TaxpayerIdentity } from '../taxpayer.js';
+import { multipartBody, signAcecf, signSeed } from '../taxpayer-wire.js';
 import { parseXml, textOf, verifySignature } from '../verify.js';
 import type { PlayerReport } from './mode.js';
 

@@ -3,7 +3,7 @@ import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { startCertification } from '../../../src/engine/certification/state.js';
 import { newId } from '../../../src/engine/ids.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import type { ManualClock } from '../../../src/engine/clock.js';
 import type { Pace } from '../../../src/engine/submission/wait.js';
 import { seedIssuer, testEngine } from '../../helpers.js';

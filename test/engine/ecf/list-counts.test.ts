@@ -6,7 +6,7 @@ import { listEcf, type ListQuery } from '../../../src/engine/ecf/queries.js';
 import { amountBand, bandBounds } from '../../../src/engine/ecf/amount-band.js';
 import { insertRowCopy } from './row-copies.js';
 import { searchKey } from '../../../src/engine/ecf/search-key.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
 import { pageWindow } from '../../../src/engine/paging.js';
 import { rowKey } from '../../../src/engine/store/functions.js';

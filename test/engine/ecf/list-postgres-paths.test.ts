@@ -8,7 +8,7 @@ import { listEcf } from '../../../src/engine/ecf/queries.js';
 import { insertRowCopy } from './row-copies.js';
 import { dialectOf } from '../../../src/engine/store/dialect.js';
 import { rowKey } from '../../../src/engine/store/functions.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
 
 /**

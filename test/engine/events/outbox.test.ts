@@ -10,7 +10,7 @@ import {
 import { emit, listEvents } from '../../../src/engine/events/outbox.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 import { createTenant } from '../../../src/engine/tenants/tenants.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { join } from 'node:path';
 import { nextRnc, sharedDir, testEngine } from '../../helpers.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { GENESIS, linkOf, nextHash } from '../../../src/engine/journal/index.js';
 import { STORE } from '../../helpers.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { GENESIS, kindName, linkOf, nextHash } from '../../../src/engine/journal/index.js';
 import { tenantKey } from '../../../src/engine/tenants/lookup.js';
 

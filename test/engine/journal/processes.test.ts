@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { tenantKey } from '../../../src/engine/tenants/lookup.js';
 import { TEST_SERVER_URL, seedIssuer, testEngine, waitUntil } from '../../helpers.js';

@@ -5,7 +5,7 @@ import { pauseEmission, resumeEmission } from '../../../src/engine/limits/pause.
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { recordAttempt } from '../../../src/engine/submission/attempts.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import type { ManualClock } from '../../../src/engine/clock.js';
 import { seedIssuer, testEngine } from '../../helpers.js';
 import { eventsOf, issue } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { listEvents } from '../../../src/engine/events/outbox.js';
 import { addRange } from '../../../src/engine/sequences/ranges.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';

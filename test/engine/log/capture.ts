@@ -1,4 +1,4 @@
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import type { EngineLog } from '../../../src/engine/log/logger.js';
 
 export interface Captured {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/engine/clock.js';
-import { openEngine, type Engine } from '../../../src/engine/engine.js';
+import { openEngine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { REQUIRE_BEARER_SETTING } from '../../../src/engine/reception/queries.js';
 import { SEED_LIFETIME_MS, TOKEN_LIFETIME_MS, issueReceiverSeed, receiverScope, validateReceiverSeed } from '../../../src/engine/reception/receiver-auth.js';
 import { credentialHash, keepCredential } from '../../../src/engine/reception/receiver-credentials.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { emit } from '../../../src/engine/events/outbox.js';
 import { keepCredential } from '../../../src/engine/reception/receiver-credentials.js';

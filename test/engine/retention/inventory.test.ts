@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { STORE_TABLES } from '../../../src/engine/retention/inventory.js';
 import { CLEANING_RULES } from '../../../src/engine/retention/rules.js';
 import { testEngine } from '../../helpers.js';

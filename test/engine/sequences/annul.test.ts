@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { openEngine } from '../../../src/engine/engine.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from '../../../src/engine/sequences/annulments.js';

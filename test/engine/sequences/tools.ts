@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { expect } from 'vitest';
 import { signingCredentials } from '../../../src/engine/certificates/certificates.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { addRange } from '../../../src/engine/sequences/ranges.js';
 import { validateAgainstSchema } from '../../../src/engine/xml/xsd.js';
 import { harness } from '../submission/harness.js';

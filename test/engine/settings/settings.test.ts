@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { EngineError, ValidationError } from '../../../src/engine/errors.js';
 import { SETTINGS, settingDefinition } from '../../../src/engine/settings/catalogue.js';
 import {

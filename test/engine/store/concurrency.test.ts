@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openEngine, type Engine } from '../../../src/engine/engine.js';
+import { openEngine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { allocate, listRanges } from '../../../src/engine/sequences/ranges.js';
 import { inTransaction } from '../../../src/engine/store/database.js';

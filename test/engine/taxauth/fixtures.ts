@@ -1,7 +1,7 @@
 import { onTestFinished } from 'vitest';
 import { ManualClock } from '../../../src/engine/clock.js';
 import { signingCredentials } from '../../../src/engine/certificates/certificates.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { prepareDocument } from '../../../src/engine/documents/prepare.js';
 import { signEcf, type SignedEcf } from '../../../src/engine/documents/sign-ecf.js';
 import type { Issuer } from '../../../src/engine/documents/ecf-xml.js';

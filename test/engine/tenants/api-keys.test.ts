@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { toDominicanIso } from '../../../src/engine/clock.js';
 import { DATABASE_FILE } from '../../../src/engine/data-dir.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { EngineError } from '../../../src/engine/errors.js';
 import {
   authenticate,

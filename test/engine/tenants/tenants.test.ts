@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { EngineError, ValidationError } from '../../../src/engine/errors.js';
 import {
   getEmitterProfile,

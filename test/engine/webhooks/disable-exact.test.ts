@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { runBackgroundWork } from '../../../src/engine/background-work.js';
 import { deliverDueWebhooks } from '../../../src/engine/webhooks/delivery.js';
 import { createWebhook, getWebhook } from '../../../src/engine/webhooks/endpoints.js';

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { afterEach, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import type { EventType } from '../../../src/engine/events/catalogue.js';
 import { emit } from '../../../src/engine/events/outbox.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/engine/clock.js';
-import { openEngine, type Engine } from '../../../src/engine/engine.js';
+import { openEngine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { deliverDueWebhooks } from '../../../src/engine/webhooks/delivery.js';
 import { createWebhook, getWebhook } from '../../../src/engine/webhooks/endpoints.js';
 import { seedTenant, testDataDir } from '../../helpers.js';

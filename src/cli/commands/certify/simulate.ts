@@ -7,7 +7,7 @@ import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { consumoFileName, runSimulation, type SimulationReport } from '../../../engine/certification/heavy.js';
 import { ecfXml } from '../../../engine/ecf/index.js';
-import type { Engine } from '../../../engine/engine.js';
+import type { Engine } from '../../../engine/engine-types.js';
 import { EngineError } from '../../../engine/errors.js';
 
 export default class CertifySimulate extends EcfCommand {

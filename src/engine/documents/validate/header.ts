@@ -1,13 +1,13 @@
 import { ECF_CODES } from '../codes.js';
 import { PRESENCE, SCHEMA } from '../matrix.js';
 import type { EcfType } from '../payload.js';
-import type { DocumentSettings } from '../settings.js';
+import type { DocumentSettings } from '../settings-shape.js';
 import { SIGNED_AMOUNT, checkDecimal, type SectionNotices } from './notices.js';
 import { bool, date, decimal, given, obj, str, type Obj } from './readers.js';
 
 /** Header and sequence: the e-NCF and its expiry (by sequence mode), the dates and the header's per-type fields. */
 
-/** The settings the pipeline reads (settings.ts) and the day it runs on. */
+/** The settings the pipeline reads (settings.ts reads them; settings-shape.ts is their type) and the day it runs on. */
 export interface ValidationContext extends DocumentSettings {
   /** Dominican calendar date, YYYY-MM-DD. */
   readonly today: string;

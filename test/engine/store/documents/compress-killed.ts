@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { openEngine, type Engine } from '../../../../src/engine/engine.js';
+import { openEngine } from '../../../../src/engine/engine.js';
+import type { Engine } from '../../../../src/engine/engine-types.js';
 import { BIN, cliEnv } from '../../../cli-runner.js';
 
 /** Documents the conversion has committed so far, from its cursors in platform_state. */

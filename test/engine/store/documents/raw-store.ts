@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { openEngine, type Engine } from '../../../../src/engine/engine.js';
+import { openEngine } from '../../../../src/engine/engine.js';
+import type { Engine } from '../../../../src/engine/engine-types.js';
 import { issueEcf } from '../../../../src/engine/ecf/issue.js';
 import { invoice31, seedIssuer } from '../../../helpers.js';
 

@@ -4,7 +4,7 @@ import { signAnecf } from '../../../../src/engine/documents/anecf-xml.js';
 import { ECF_TYPES } from '../../../../src/engine/documents/payload.js';
 import { signAcecf, signArecf } from '../../../../src/engine/reception/documents.js';
 import { inTransaction } from '../../../../src/engine/store/database.js';
-import type { Engine } from '../../../../src/engine/engine.js';
+import type { Engine } from '../../../../src/engine/engine-types.js';
 import { payloadOfType } from '../../documents/arbitraries.js';
 import { key, signValidated, validate } from '../../documents/issue-helper.js';
 import { testEngine } from '../../../helpers.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Engine } from '../../../../src/engine/engine.js';
+import type { Engine } from '../../../../src/engine/engine-types.js';
 import { documentStore, parseBlob } from '../../../../src/engine/store/documents/index.js';
 import type { RawDocument } from './raw-store.js';
 
