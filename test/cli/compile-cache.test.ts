@@ -53,6 +53,7 @@ function files(dir: string): string[] {
     .filter((f) => statSync(f).isFile());
 }
 
+// module.enableCompileCache exists from Node 22.1: skipped on an older Node, where bin/ecf.js runs without it.
 describe.skipIf(!hasCache)('the compile cache of bin/ecf.js', () => {
   it('is written under $XDG_CACHE_HOME/ecf, and corrupt entries leave every command as it was', { timeout: SLOW }, async () => {
     const xdg = tempDir();

@@ -1,5 +1,6 @@
 import type ExcelJS from 'exceljs';
 import { EngineError } from '../errors.js';
+import { CONSUMER_THRESHOLD } from '../documents/matrix.js';
 import {
   ALL_ECF_KINDS,
   CASE_ID_COLUMN,
@@ -252,8 +253,8 @@ function paso2(workbook: ExcelJS.Workbook): Paso2Workbook {
         else used.set(encf, row);
         if (full) {
           const fullTotal = Number(full.cells[headerOf(full.cells, 'MontoTotal')]);
-          if (fullTotal >= 250000) {
-            problems.push({ sheet: SHEETS.rfce, row, column: 'ENCF', message: `RFCE ${encf} summarises an e-CF 32 of ${fullTotal.toFixed(2)}, at or above 250,000.00, which the authority receives in full instead; both are sent as given.`, level: 'warning' });
+          if (fullTotal >= RFCE_CUT) {
+            problems.push({ sheet: SHEETS.rfce, row, column: 'ENCF', message: `RFCE ${encf} summarises an e-CF 32 of ${fullTotal.toFixed(2)}, at or above ${RFCE_CUT_TEXT}, which the authority receives in full instead; both are sent as given.`, level: 'warning' });
           }
           const a = cells[headerOf(cells, 'MontoTotal')];
           const b = full.cells[headerOf(full.cells, 'MontoTotal')];
@@ -269,13 +270,21 @@ function paso2(workbook: ExcelJS.Workbook): Paso2Workbook {
     const summarised = new Set(rows.filter((r) => r.sheet === SHEETS.rfce).map((r) => r.cells[headerOf(r.cells, 'ENCF')]));
     for (const [encf, full] of consumo) {
       const total = Number(full.cells[headerOf(full.cells, 'MontoTotal')]);
-      if (total < 250000 && !summarised.has(encf)) {
-        problems.push({ sheet: SHEETS.ecf, row: full.row, column: 'ENCF', message: `e-CF 32 ${encf} is under 250,000.00 but has no row in sheet RFCE: the authority takes such an invoice only as a summary, and the workbook gives none.`, level: 'warning' });
+      if (total < RFCE_CUT && !summarised.has(encf)) {
+        problems.push({ sheet: SHEETS.ecf, row: full.row, column: 'ENCF', message: `e-CF 32 ${encf} is under ${RFCE_CUT_TEXT} but has no row in sheet RFCE: the authority takes such an invoice only as a summary, and the workbook gives none.`, level: 'warning' });
       }
     }
   }
   return { paso: 2, rows, problems };
 }
+
+/**
+ * The RFCE cut (type 32 under it is summarised) is the pipeline's one threshold. The workbook's
+ * MontoTotal is text written by hand: it is compared as a number only to warn, and a cell that is
+ * no number warns of nothing (NaN compares false both ways).
+ */
+const RFCE_CUT = Number(CONSUMER_THRESHOLD);
+const RFCE_CUT_TEXT = RFCE_CUT.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** The header under which `cells` holds a column (headers may carry spaces or odd case). */
 function headerOf(cells: Record<string, string>, column: string): string {

@@ -49,13 +49,17 @@ export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** The types a subscription entry (exact type, `category.*` or `*`) covers; empty if it names nothing. */
-export function typesMatching(pattern: string): EventType[] {
-  const subscribable = EVENT_TYPES.filter((t) => !UNSUBSCRIBABLE.has(t));
-  if (pattern === '*') return subscribable;
+/** The types an entry (exact type, `category.*` or `*`) names, subscribable or not; empty if it names nothing. */
+export function typesNamedBy(pattern: string): EventType[] {
+  if (pattern === '*') return [...EVENT_TYPES];
   if (pattern.endsWith('.*')) {
     const category = pattern.slice(0, -2);
-    return subscribable.filter((t) => categoryOf(t) === category);
+    return EVENT_TYPES.filter((t) => categoryOf(t) === category);
   }
-  return subscribable.filter((t) => t === pattern);
+  return EVENT_TYPES.filter((t) => t === pattern);
+}
+
+/** The types a subscription entry (exact type, `category.*` or `*`) covers; empty if it names nothing. */
+export function typesMatching(pattern: string): EventType[] {
+  return typesNamedBy(pattern).filter((t) => !UNSUBSCRIBABLE.has(t));
 }

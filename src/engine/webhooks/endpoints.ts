@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, notFound, type FieldError } from '../errors.js';
-import { typesMatching } from '../events/catalogue.js';
+import { UNSUBSCRIBABLE, typesMatching, typesNamedBy } from '../events/catalogue.js';
 import { isUuid, newId } from '../ids.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { getSetting } from '../settings/settings.js';
@@ -74,13 +74,17 @@ export async function getWebhook(engine: Engine, tenantId: string, id: string): 
   return endpointView(await loadEndpoint(engine.db, tenantId, id));
 }
 
-/** Problems with the entries of `events`: each an existing type, a category wildcard or `*`; never webhook.ping. */
+/**
+ * Problems with the entries of `events`: each an existing type, a category wildcard or `*`; never
+ * only types the catalogue keeps unsubscribable (webhook.ping, or webhook.* which names nothing else).
+ */
 function eventErrors(events: readonly string[]): FieldError[] {
   const errors: FieldError[] = [];
   events.forEach((entry, i) => {
     const path = `events[${i}]`;
-    if (entry === 'webhook.ping' || entry === 'webhook.*') {
-      errors.push({ path, code: 'Webhook.PingNotSubscribable', message: 'webhook.ping is sent only by the ping operation and cannot be subscribed to' });
+    const named = typesNamedBy(entry);
+    if (named.length > 0 && named.every((t) => UNSUBSCRIBABLE.has(t))) {
+      errors.push({ path, code: 'Webhook.PingNotSubscribable', message: `${named.join(', ')} is sent only by the ping operation and cannot be subscribed to` });
     } else if (typesMatching(entry).length === 0) {
       errors.push({
         path,

@@ -250,7 +250,8 @@ describe('secret stores', () => {
   });
 
   const keychain = process.env.ECF_IN_KEYRING_SESSION || process.env.ECF_REQUIRE_KEYCHAIN;
-  it.runIf(keychain)('stores and reads back through the Secret Service keychain', async () => {
+  // Needs a Secret Service session: skipped outside scripts/with-keyring.sh (which sets ECF_IN_KEYRING_SESSION).
+  it.runIf(keychain)('stores and reads back through the Secret Service keychain (skipped outside scripts/with-keyring.sh)', async () => {
     const { KeychainStore } = await import('../../../src/engine/secrets/keychain-store.js');
     const { keychainAvailable } = await import('../../../src/engine/secrets/select.js');
     expect(await keychainAvailable()).toBe(true);
@@ -270,7 +271,6 @@ describe('secret stores', () => {
       await second.close();
     }
   });
-  it.skipIf(keychain)('stores and reads back through the Secret Service keychain (skipped: run under scripts/with-keyring.sh)', () => {});
 });
 
 describe('expiry notices', () => {

@@ -36,6 +36,7 @@ async function deadHolder(): Promise<Holder> {
   return holder;
 }
 
+// A process is named (boot, pid namespace, pid, start time) only from /proc: skipped where there is none (not Linux).
 describe.skipIf(thisHolder() === null)('claims of processes that ended', () => {
   it('tells a killed holder, a pid now given to another process and a running one apart, and judges no other machine or older owner', async () => {
     const me = thisHolder()!;
