@@ -44,8 +44,8 @@ export interface GuardOptions {
 /** The operator's webhook settings, read before any transaction or network call. */
 export async function sendPolicy(engine: Engine, options: GuardOptions & { timeoutMs?: number | undefined } = {}): Promise<SendPolicy> {
   const [developmentMode, cidrs] = await Promise.all([
-    getSetting<boolean>(engine, 'webhooks.development_mode'),
-    getSetting<string[]>(engine, 'webhooks.allowed_private_cidrs'),
+    getSetting(engine, 'webhooks.development_mode'),
+    getSetting(engine, 'webhooks.allowed_private_cidrs'),
   ]);
   return { developmentMode, allowedCidrs: parseAllowed(cidrs), resolve: options.resolve, timeoutMs: options.timeoutMs };
 }
