@@ -29,7 +29,14 @@ export function parseJsonColumn<T extends TSchema>(schema: T, text: string, wher
   } catch (e) {
     throw new DamagedColumnError(where, `not JSON (${(e as Error).message})`);
   }
+  return checkJsonColumn(schema, value, where);
+}
+
+/** Checks a value already parsed from a JSON column (one that is rewritten before it is checked, e.g. short keys expanded). */
+export function checkJsonColumn<T extends TSchema>(schema: T, value: unknown, where: string): Static<T> {
   if (compile(schema).Check(value)) return value as Static<T>;
   const first = fieldErrors(schema, value, '')[0];
-  throw new DamagedColumnError(where, first ? `${first.path} ${first.message}` : 'it does not match its schema');
+  // fieldErrors names the root of the value `(body)`, a request's word: here it is the stored value.
+  const path = !first || first.path === '(body)' ? 'the value' : first.path;
+  throw new DamagedColumnError(where, first ? `${path} ${first.message}` : 'it does not match its schema');
 }

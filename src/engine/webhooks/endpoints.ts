@@ -4,6 +4,7 @@ import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine.js';
 import { EngineError, ValidationError, notFound, type FieldError } from '../errors.js';
 import { typesMatching } from '../events/catalogue.js';
+import { endpointEventsOf } from '../events/endpoint-events.js';
 import { isUuid, newId } from '../ids.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { getSetting } from '../settings/settings.js';
@@ -26,7 +27,7 @@ export function endpointView(r: EndpointRow): WebhookEndpointView {
     tenantId: r.tenant_id,
     url: r.url,
     description: r.description,
-    events: JSON.parse(r.events) as string[],
+    events: endpointEventsOf(r.events),
     enabled: r.enabled === 1,
     consecutiveFailures: r.consecutive_failures,
     disabledReason: r.disabled_reason,
