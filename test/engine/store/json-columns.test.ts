@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../../src/engine/engine.js';
 import { DamagedColumnError } from '../../../src/engine/json-column.js';
 import { retryOf, taxauthOf } from '../../../src/engine/ecf/views.js';
+import { closingDataOf } from '../../../src/engine/journal/closing-data.js';
 import { getCertification, startCertification } from '../../../src/engine/certification/state.js';
 import { getEmitterProfile } from '../../../src/engine/tenants/emitter-profile.js';
 import { createWebhook, getWebhook, listWebhooks } from '../../../src/engine/webhooks/endpoints.js';
@@ -73,5 +74,13 @@ describe('JSON columns are read through their schema', () => {
     expectNames(await damaged(() => taxauthOf('[1,2]')), 'ecf.taxauth', 'the value');
     expectNames(await damaged(() => retryOf('{"count":"1","max":3,"nextAttemptAt":null}')), 'ecf.retry', 'count');
     expectNames(await damaged(() => retryOf('{"count":1,')), 'ecf.retry', 'not JSON');
+  });
+
+  it('a closing entry whose data does not fit names journal.data and the entry', async () => {
+    const closing = { v: 1, kind: 'day', period: '2026-03-09', from: 0, to: 1, issued: [], perpetual: [], lockedHead: { seq: 4, hash: 'ab' }, previous: { day: null, month: null }, certificate: null, signature: null };
+    expect(closingDataOf(JSON.stringify(closing), 5)).toEqual(closing);
+    const { lockedHead: _dropped, ...headless } = closing;
+    expectNames(await damaged(() => closingDataOf(JSON.stringify(headless), 5)), 'journal.data of closing entry 5', 'lockedHead is required');
+    expectNames(await damaged(() => closingDataOf(null, 7)), 'journal.data of closing entry 7', 'the value');
   });
 });
