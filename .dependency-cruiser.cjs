@@ -6,7 +6,7 @@
  * layers below it, never one above. Within a layer (the domain areas listed
  * on one line) there is no order, only "no circles".
  *
- *   1. foundation    clock, money, ids, errors, schema-types, validation,
+ *   1. foundation    clock, money, ids, errors, schema-types, validation, json-column,
  *                    paging, data-dir (src/engine/*.ts), log/logger.ts and
  *                    log/request-id.ts,
  *                    net/ (HTTP agent, addresses and CIDR blocks),
@@ -77,7 +77,7 @@
  */
 
 const LAYERS = [
-  ['foundation', '^src/engine/(clock|money|ids|errors|schema-types|validation|paging|data-dir)[.]ts$|^src/engine/(net|xml|signing)/|^src/engine/log/(logger|request-id)[.]ts$'],
+  ['foundation', '^src/engine/(clock|money|ids|errors|schema-types|validation|json-column|paging|data-dir)[.]ts$|^src/engine/(net|xml|signing)/|^src/engine/log/(logger|request-id)[.]ts$'],
   ['store', '^src/engine/store/(?!migrations/)'],
   ['records', '^src/engine/tenants/lookup[.]ts$|^src/engine/log/state-change[.]ts$'],
   ['settings', '^src/engine/settings/'],

@@ -78,7 +78,7 @@ function hiddenNotFound(request: FastifyRequest, reply: FastifyReply) {
 
 /** Whether the `console.exposure` setting lets this caller in (read on each request, as /metrics does). */
 async function exposed(app: FastifyInstance, request: FastifyRequest): Promise<boolean> {
-  const exposure = await getSetting<ConsoleExposure>(app.engine, 'console.exposure');
+  const exposure = await getSetting(app.engine, 'console.exposure');
   return exposure === 'public' || (exposure === 'loopback' && isLoopback(request.ip));
 }
 

@@ -17,7 +17,7 @@ const DEFAULT_GROUP_CONCURRENCY = 8;
 
 /** The concurrency bound of each group: the setting for the authority's environments, fixed ones for the rest. */
 export async function groupBounds(engine: Engine): Promise<(group: string) => number> {
-  const taxauth = await getSetting<number>(engine, 'taxauth.concurrency');
+  const taxauth = await getSetting(engine, 'taxauth.concurrency');
   return (group) =>
     group.startsWith('taxauth:') ? taxauth : group === RECEIVERS_GROUP ? RECEIVERS_CONCURRENCY : group === WEBHOOKS_GROUP ? WEBHOOKS_CONCURRENCY : DEFAULT_GROUP_CONCURRENCY;
 }
@@ -87,7 +87,7 @@ export async function startBackgroundWork(engine: Engine, options: Omit<Backgrou
     stopWithin: async (handBack) => {
       stop.abort();
       // Read now: the store may be closed by the time the deadline comes.
-      const timeoutMs = await getSetting<number>(engine, 'taxauth.timeout_ms');
+      const timeoutMs = await getSetting(engine, 'taxauth.timeout_ms');
       const handedBackAt = new Promise<'hand back'>((resolve) => {
         if (handBack.aborted) resolve('hand back');
         else handBack.addEventListener('abort', () => resolve('hand back'), { once: true });
@@ -115,7 +115,7 @@ export async function startBackgroundWork(engine: Engine, options: Omit<Backgrou
  */
 async function takeOverFromTheDead(engine: Engine): Promise<void> {
   const now = engine.clock.now();
-  const timeoutMs = await getSetting<number>(engine, 'taxauth.timeout_ms');
+  const timeoutMs = await getSetting(engine, 'taxauth.timeout_ms');
   const items = await takeOverDeadClaims(engine.db, now, (item) => (item.kind === SUBMIT_KIND ? resumeAfterHolderDied(item, now, timeoutMs) : null));
   const deliveries = await takeOverDeadDeliveries(engine.db, now);
   if (items.length + deliveries === 0) return;

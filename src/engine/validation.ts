@@ -33,7 +33,8 @@ export function isCalendarDate(v: string): boolean {
 }
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
-function compile<T extends TSchema>(schema: T): TypeCheck<T> {
+/** The schema's compiled checker, made once per schema object. */
+export function compile<T extends TSchema>(schema: T): TypeCheck<T> {
   let c = compiled.get(schema);
   if (!c) {
     c = TypeCompiler.Compile(schema);

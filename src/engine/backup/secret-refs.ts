@@ -1,5 +1,7 @@
 import type SQLite from 'better-sqlite3';
+import { Type, type Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
+import { parseJsonColumn } from '../json-column.js';
 import type { Db } from '../store/database.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { STATUS_KEY_STATE } from '../taxauth/status-key.js';
@@ -29,7 +31,9 @@ export interface SecretReference {
   readonly ref: string;
 }
 
-type StateReference = { store: SecretStoreKind; ref: string };
+/** A secret's reference kept in a platform_state value (e.g. the status-host key): where it rests and its name there; other fields are the owner's. */
+const StateReferenceValue = Type.Object({ store: Type.Union([Type.Literal('keychain'), Type.Literal('file')]), ref: Type.String() });
+type StateReference = Static<typeof StateReferenceValue>;
 
 /** The references in a database file (a backup's snapshot, opened on its own). */
 export function secretReferences(snapshot: SQLite.Database): SecretReference[] {
@@ -40,7 +44,7 @@ export function secretReferences(snapshot: SQLite.Database): SecretReference[] {
   }
   for (const key of STATE_SECRET_REFERENCES) {
     const row = snapshot.prepare('select value from platform_state where key = ?').get(key) as { value: string } | undefined;
-    if (row) found.push({ table: `platform_state ${key}`, ...stateReference(row.value) });
+    if (row) found.push({ table: `platform_state ${key}`, ...stateReference(key, row.value) });
   }
   return found;
 }
@@ -54,7 +58,7 @@ export async function secretReferencesIn(db: Db): Promise<SecretReference[]> {
   }
   for (const key of STATE_SECRET_REFERENCES) {
     const row = await db.selectFrom('platform_state').select('value').where('key', '=', key).executeTakeFirst();
-    if (row) found.push({ table: `platform_state ${key}`, ...stateReference(row.value) });
+    if (row) found.push({ table: `platform_state ${key}`, ...stateReference(key, row.value) });
   }
   return found;
 }
@@ -66,12 +70,12 @@ export async function repointSecrets(db: Db, kind: SecretStoreKind): Promise<voi
     const row = await db.selectFrom('platform_state').select('value').where('key', '=', key).executeTakeFirst();
     if (!row) continue;
     // Read and written whole: the JSON functions of the two stores differ, and the other fields stay as they were.
-    const value = JSON.stringify({ ...(JSON.parse(row.value) as object), store: kind });
+    const value = JSON.stringify({ ...parseJsonColumn(StateReferenceValue, row.value, `platform_state.value of ${key}`), store: kind });
     await db.updateTable('platform_state').set({ value }).where('key', '=', key).execute();
   }
 }
 
-function stateReference(value: string): StateReference {
-  const { store, ref } = JSON.parse(value) as StateReference;
+function stateReference(key: string, value: string): StateReference {
+  const { store, ref } = parseJsonColumn(StateReferenceValue, value, `platform_state.value of ${key}`);
   return { store, ref };
 }

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine-types.js';
 import type { Db } from '../store/database.js';
 import type { CertificationCasesTable } from '../store/schema.js';
+import { caseMessagesOf, cellsOf } from './case-columns.js';
 import { phaseOf, type CaseState, type Phase, type PlannedCase } from './plan.js';
 
 /** Reading a certification's cases: the current generation of a Paso's set, with each case's phase. */
@@ -50,14 +51,14 @@ function toCase(r: CertificationCasesTable, rfceEncfs: ReadonlySet<string>): Cas
     kind: r.kind,
     encf: r.encf,
     modifiesEncf: r.modifies_encf,
-    cells: JSON.parse(r.cells) as Record<string, string>,
+    cells: cellsOf(r.cells),
     state: r.state as CaseState,
     phase: phaseOf(r.kind, r.encf, rfceEncfs) as Phase,
     xml: r.xml,
     xmlSha256: r.xml_sha256,
     securityCode: r.security_code,
     trackId: r.track_id,
-    messages: r.messages ? (JSON.parse(r.messages) as { code: number; value: string }[]) : [],
+    messages: caseMessagesOf(r.messages),
     sentAt: r.sent_at,
     verdictAt: r.verdict_at,
   };

@@ -1,5 +1,6 @@
 import type { Db } from '../store/database.js';
 import type { CertificationCasesTable } from '../store/schema.js';
+import { caseMessagesOf } from './case-columns.js';
 import { SEQUENCE_USED_CODE } from './rules.js';
 
 /**
@@ -29,7 +30,7 @@ export type RfceStanding =
  * A 1209 ("already used") on an RFCE is counted as accepted by the run, but
  * the summary the authority holds is an earlier one, with another code.
  */
-const repeated = (r: CertificationCasesTable) => r.messages !== null && (JSON.parse(r.messages) as { code: number }[]).some((m) => m.code === SEQUENCE_USED_CODE);
+const repeated = (r: CertificationCasesTable) => caseMessagesOf(r.messages).some((m) => m.code === SEQUENCE_USED_CODE);
 
 /**
  * The standing of every RFCE e-NCF of Paso 2 up to `generation`: the newest

@@ -43,7 +43,7 @@ export async function paso4Needs(engine: Engine, tenantId: string): Promise<Paso
   if (!certificate) {
     needs.push({ code: 'Certificate.Missing', message: 'No signing certificate is loaded for this tenant.', fix: `ecf cert import firma.p12 --tenant ${tenant.rnc}` });
   }
-  if ((await getSetting<string>(engine, 'sequences.mode', tenantId)) !== 'managed') {
+  if ((await getSetting(engine, 'sequences.mode', tenantId)) !== 'managed') {
     needs.push({
       code: 'Certification.ExternalSequences',
       message: 'The simulation numbers its e-CF from cert ranges, but this tenant’s sequences.mode is external.',

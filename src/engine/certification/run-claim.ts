@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import { Type, type Static } from '@sinclair/typebox';
+import { parseJsonColumn } from '../json-column.js';
 import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { leaseOwnerName } from '../work/queue.js';
@@ -7,13 +9,9 @@ import { inTransaction } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 
 /** Who runs a set now: kept in `platform_state`, renewed while the run lives; `owner` names the process as work leases do. */
-interface Holder {
-  readonly owner: string;
-  readonly host: string;
-  readonly pid: number;
-  readonly startedAt: string;
-  readonly expiresAt: string;
-}
+const HolderValue = Type.Object({ owner: Type.String(), host: Type.String(), pid: Type.Integer(), startedAt: Type.String(), expiresAt: Type.String() });
+type Holder = Static<typeof HolderValue>;
+const holderOf = (key: string, stored: string): Holder => parseJsonColumn(HolderValue, stored, `platform_state.value of ${key}`);
 
 export interface RunClaim {
   /** Extends the claim; throws when another run took it over (this one was thought dead). */
@@ -51,7 +49,7 @@ export async function claimRun(engine: Engine, tenantId: string, paso: 2 | 3, le
   const startedAt = at().toISOString();
   await inTransaction(engine.db, async (tx) => {
     const row = await forUpdate(tx, tx.selectFrom('platform_state').select('value').where('key', '=', key)).executeTakeFirstOrThrow();
-    const h = JSON.parse(row.value) as Holder;
+    const h = holderOf(key, row.value);
     if (holds(h, at().getTime())) {
       throw new EngineError(
         'conflict',
@@ -65,7 +63,7 @@ export async function claimRun(engine: Engine, tenantId: string, paso: 2 | 3, le
     async renew() {
       await inTransaction(engine.db, async (tx) => {
         const row = await forUpdate(tx, tx.selectFrom('platform_state').select('value').where('key', '=', key)).executeTakeFirst();
-        const h = row ? (JSON.parse(row.value) as Holder) : null;
+        const h = row ? holderOf(key, row.value) : null;
         if (h?.owner !== owner) {
           throw new EngineError('conflict', 'Certification.RunInProgress', `Another \`ecf certify run\` took over Paso ${paso} while this one was held up; this one stops.`);
         }
@@ -75,7 +73,7 @@ export async function claimRun(engine: Engine, tenantId: string, paso: 2 | 3, le
     async release() {
       await inTransaction(engine.db, async (tx) => {
         const row = await forUpdate(tx, tx.selectFrom('platform_state').select('value').where('key', '=', key)).executeTakeFirst();
-        if (row && (JSON.parse(row.value) as Holder).owner === owner) await tx.deleteFrom('platform_state').where('key', '=', key).execute();
+        if (row && holderOf(key, row.value).owner === owner) await tx.deleteFrom('platform_state').where('key', '=', key).execute();
       });
     },
   };

@@ -366,7 +366,7 @@ async function driveToVerdicts(
   pace: Pace | undefined,
   onVerdict: (view: EcfView) => void,
 ): Promise<Map<string, EcfView>> {
-  const concurrency = await getSetting<number>(engine, 'taxauth.concurrency');
+  const concurrency = await getSetting(engine, 'taxauth.concurrency');
   const out = new Map<string, EcfView>();
   const queue = [...rows];
   const worker = async () => {

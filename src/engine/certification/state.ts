@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import type { Engine } from '../engine-types.js';
+import { parseJsonColumn } from '../json-column.js';
 import { EngineError, notFound } from '../errors.js';
 import { toStoredInstant } from '../clock.js';
 import { inTransaction, type Tx } from '../store/database.js';
@@ -32,8 +34,22 @@ export interface Certification {
 const blankPasos = (): Record<PasoNumber, PasoRecord> =>
   Object.fromEntries(PASOS.map((p) => [p.paso, { state: 'pending', at: null }])) as Record<PasoNumber, PasoRecord>;
 
+/** `certifications.pasos`: the record of each Paso by its number (Pasos never touched may be missing). */
+const PasosColumn = Type.Record(
+  Type.String({ pattern: '^(?:[1-9]|1[0-4])$' }),
+  Type.Object({
+    state: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('done'), Type.Literal('failed')]),
+    at: Type.Union([Type.String(), Type.Null()]),
+    note: Type.Optional(Type.String()),
+    detail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+  { additionalProperties: false },
+);
+
 function parsePasos(json: string): Record<PasoNumber, PasoRecord> {
-  return { ...blankPasos(), ...(JSON.parse(json) as Record<PasoNumber, PasoRecord>) };
+  // The keys were checked to be Paso numbers 1 to 14 (PASOS), and each value a PasoRecord.
+  const stored = parseJsonColumn(PasosColumn, json, 'certifications.pasos') as Partial<Record<PasoNumber, PasoRecord>>;
+  return { ...blankPasos(), ...stored };
 }
 
 /** Starts the tenant's certification, or returns the one already started (nothing done is lost). */

@@ -1,5 +1,6 @@
 import type { Engine } from '../engine-types.js';
-import { getSetting } from '../settings/settings.js';
+import { getSettings } from '../settings/settings.js';
+import type { SettingValues } from '../settings/catalogue.js';
 import type { DocumentSettings } from './settings-shape.js';
 
 /**
@@ -14,12 +15,11 @@ export type DocumentSettingKey = (typeof DOCUMENT_SETTINGS)[number];
 export type { DocumentSettings };
 
 /** From values a caller read together with its other settings (issuing reads all of them in one statement). */
-export const documentSettingsOf = (values: Readonly<Record<DocumentSettingKey, unknown>>): DocumentSettings => ({
-  sequenceMode: values['sequences.mode'] as DocumentSettings['sequenceMode'],
+export const documentSettingsOf = (values: Readonly<SettingValues<DocumentSettingKey>>): DocumentSettings => ({
+  sequenceMode: values['sequences.mode'],
 });
 
-/** Reads them for a tenant, each as getSetting answers it. */
+/** Reads them for a tenant in one statement, each checked against its schema. */
 export async function readDocumentSettings(engine: Engine, tenantId: string): Promise<DocumentSettings> {
-  const values = await Promise.all(DOCUMENT_SETTINGS.map(async (key) => [key, await getSetting(engine, key, tenantId)] as const));
-  return documentSettingsOf(Object.fromEntries(values) as Record<DocumentSettingKey, unknown>);
+  return documentSettingsOf(await getSettings(engine, DOCUMENT_SETTINGS, tenantId));
 }

@@ -23,6 +23,7 @@ import {
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { allocateIn, annulmentOf } from '../sequences/ranges.js';
 import { settingsIn } from '../settings/settings.js';
+import type { SettingValues } from '../settings/catalogue.js';
 import type { Db, Tx } from '../store/database.js';
 import { inGroupCommitTwoStep } from '../store/group-commit.js';
 import { readTogether } from '../store/read-together.js';
@@ -231,7 +232,7 @@ export async function issueEcf(engine: Engine, tenantId: string, request: IssueR
 interface IssueReads {
   readonly tenant: Selectable<TenantsTable>;
   readonly profile: EmitterProfileView;
-  readonly settings: Record<(typeof ISSUE_SETTINGS)[number], unknown>;
+  readonly settings: SettingValues<(typeof ISSUE_SETTINGS)[number]>;
   readonly credentials: SigningCredentials;
   readonly duringContingency: boolean;
 }
@@ -266,12 +267,12 @@ function prepare(engine: Engine, ask: Ask, { tenant, profile, settings, credenti
     environment,
     now,
     sequenceMode,
-    duplicateMode: settings['duplicates.mode'] as 'off' | 'observar' | 'rechazar',
-    windowMinutes: settings['duplicates.window_minutes'] as number,
-    lowStockFraction: settings['sequences.low_stock_fraction'] as number,
+    duplicateMode: settings['duplicates.mode'],
+    windowMinutes: settings['duplicates.window_minutes'],
+    lowStockFraction: settings['sequences.low_stock_fraction'],
     // The monthly cap counts production e-CF only.
-    monthlyCap: environment === 'production' ? (settings['limits.monthly_ecf_cap'] as number | null) : null,
-    waitForVerdictSeconds: settings['issuing.wait_for_verdict_seconds'] as number,
+    monthlyCap: environment === 'production' ? settings['limits.monthly_ecf_cap'] : null,
+    waitForVerdictSeconds: settings['issuing.wait_for_verdict_seconds'],
     doc,
     computed,
     signingKey: signingKey(credentials.privateKey, credentials.certificate),

@@ -1,9 +1,13 @@
+import { Type } from '@sinclair/typebox';
 import type { Engine } from '../engine-types.js';
+import { parseJsonColumn } from '../json-column.js';
 import { inTransaction } from '../store/database.js';
 import { DocumentDamaged, readEcfXml } from '../store/documents/index.js';
 import { FILL_KEY } from '../store/migrations/0029-note-references.js';
 
 const FILL_BATCH = 500;
+/** The fill's cursor in platform_state: the last store key done (migration 0029 writes it; a number, or its text on PostgreSQL's bigint). */
+const FillCursor = Type.Object({ after: Type.Optional(Type.Union([Type.Number(), Type.String(), Type.Null()])) });
 const REFERENCE = /<NCFModificado>([^<]*)<\/NCFModificado>/;
 const OTHER_ISSUER = /<RNCOtroContribuyente>([^<]*)<\/RNCOtroContribuyente>/;
 const ISSUER = /<RNCEmisor>([^<]*)<\/RNCEmisor>/;
@@ -30,7 +34,7 @@ export async function fillNoteReferences(engine: Pick<Engine, 'db' | 'documents'
   const { db } = engine;
   const cursor = await db.selectFrom('platform_state').select('value').where('key', '=', FILL_KEY).executeTakeFirst();
   if (!cursor) return 0;
-  let after = Number((JSON.parse(cursor.value) as { after?: unknown }).after) || 0;
+  let after = Number(parseJsonColumn(FillCursor, cursor.value, `platform_state.value of ${FILL_KEY}`).after) || 0;
   let filled = 0;
   for (;;) {
     const rows = await db

@@ -4,6 +4,7 @@ import { fromRowInstant, toDominicanIso } from '../clock.js';
 import { qrUrlOf, signedAtOf } from '../signing/row-qr.js';
 import type { Database, EcfTable } from '../store/schema.js';
 import { EnvironmentSchema, Nullable, Uuid } from '../schema-types.js';
+import { checkJsonColumn, parseJsonColumn } from '../json-column.js';
 import type { Environment } from '../schema-types.js';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -20,6 +21,21 @@ export const TaxauthView = Type.Object({
 });
 
 export type TaxauthView = Static<typeof TaxauthView>;
+
+/**
+ * `ecf.taxauth` as stored, after its short keys are expanded: the view's fields,
+ * with instants as any text (the authority's own are kept as they came).
+ */
+const TaxauthColumn = Type.Object({
+  trackId: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  statusCode: Type.Optional(Type.Integer()),
+  sequenceUsed: Type.Optional(Type.Boolean()),
+  messages: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), value: Type.String() }))),
+  submittedAt: Type.Optional(Type.String()),
+  receivedAt: Type.Optional(Type.String()),
+  processedAt: Type.Optional(Type.String()),
+});
 
 /**
  * `ecf.taxauth` in its short form (migration 0020): the same JSON object,
@@ -47,14 +63,23 @@ export function taxauthToStore(t: TaxauthView): string {
 export function taxauthOf(stored: string | null): TaxauthView | null {
   if (!stored) return null;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(JSON.parse(stored) as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(parseJsonColumn(StoredObject, stored, 'ecf.taxauth'))) {
     const name = TAXAUTH_NAMES[k] ?? k;
     out[name] = INSTANTS.has(name) && typeof v === 'number' ? new Date(v).toISOString() : v;
   }
-  return out as TaxauthView;
+  return checkJsonColumn(TaxauthColumn, out, 'ecf.taxauth');
 }
 
 export const RetryView = Type.Object({ count: Type.Integer(), max: Type.Integer(), nextAttemptAt: Nullable(DateTime) });
+
+/** Any JSON object: `ecf.taxauth` before its short keys are expanded. */
+const StoredObject = Type.Record(Type.String(), Type.Unknown());
+
+/** `ecf.retry` as stored (written by submission's retry ladder; the instant is ours, an ISO text). */
+export const RetryColumn = Type.Object({ count: Type.Integer(), max: Type.Integer(), nextAttemptAt: Nullable(Type.String()) });
+
+/** The retry state of a row, checked against its column's schema. */
+export const retryOf = (stored: string | null): Static<typeof RetryColumn> | null => (stored ? parseJsonColumn(RetryColumn, stored, 'ecf.retry') : null);
 
 export const EcfLinks = Type.Object({
   self: Type.String(),
@@ -177,7 +202,7 @@ export function ecfView(r: EcfRow): EcfView {
     buyerName: r.buyer_name,
     documentHash: documentHashOf(r),
     taxauth: taxauthOf(r.taxauth),
-    retry: r.retry ? (JSON.parse(r.retry) as EcfView['retry']) : null,
+    retry: retryOf(r.retry),
     links: links(r),
   };
 }

@@ -1,3 +1,4 @@
+import { endpointEventsOf } from './endpoint-events.js';
 import { categoryOf, type EventType } from './catalogue.js';
 import { newId } from '../ids.js';
 import type { Tx } from '../store/database.js';
@@ -26,7 +27,7 @@ export async function fanOut(tx: Tx, now: Date, tenantId: string, eventId: strin
     .where('tenant_id', '=', tenantId)
     .where('enabled', '=', 1)
     .execute();
-  const matching = endpoints.filter((e) => (JSON.parse(e.events) as string[]).some((entry) => entryMatches(entry, type)));
+  const matching = endpoints.filter((e) => endpointEventsOf(e.events).some((entry) => entryMatches(entry, type)));
   if (matching.length === 0) return 0;
   const stamp = now.toISOString();
   await tx

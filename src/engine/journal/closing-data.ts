@@ -1,4 +1,6 @@
 import { X509Certificate, verify } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import { parseJsonColumn } from '../json-column.js';
 import { canonicalJson, type Json } from './canonical-json.js';
 
 /** Counts and totals of one environment and e-CF type; `total` is the sum of MontoTotal, a decimal string with two places. */
@@ -8,6 +10,27 @@ export interface TypeTotal {
   readonly count: number;
   readonly total: string;
 }
+
+const TypeTotalValue = Type.Object({ environment: Type.String(), type: Type.Integer(), count: Type.Integer(), total: Type.String() });
+
+/** `journal.data` of a closing entry, as ClosingData below says. */
+const ClosingDataColumn = Type.Object({
+  v: Type.Literal(1),
+  kind: Type.Union([Type.Literal('day'), Type.Literal('month')]),
+  period: Type.String(),
+  from: Type.Number(),
+  to: Type.Number(),
+  issued: Type.Array(TypeTotalValue),
+  perpetual: Type.Array(TypeTotalValue),
+  lockedHead: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
+  previous: Type.Object({ day: Type.Union([Type.Integer(), Type.Null()]), month: Type.Union([Type.Integer(), Type.Null()]) }),
+  certificate: Type.Union([Type.String(), Type.Null()]),
+  signature: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** A closing entry's data read back through its schema (a DamagedColumnError naming the entry when it does not fit). */
+export const closingDataOf = (data: string | null, seq: number): ClosingData =>
+  parseJsonColumn(ClosingDataColumn, data ?? 'null', `journal.data of closing entry ${seq}`) satisfies Static<typeof ClosingDataColumn>;
 
 /**
  * The data of a `closing.day` or `closing.month` entry, stored as

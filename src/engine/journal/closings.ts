@@ -7,7 +7,7 @@ import { EngineError } from '../errors.js';
 import { Dec } from '../money.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { appendJournal, lockedHead } from './append.js';
-import { closingSignedText, closingText, type ClosingData, type TypeTotal } from './closing-data.js';
+import { closingDataOf, closingSignedText, closingText, type ClosingData, type TypeTotal } from './closing-data.js';
 import { JOURNAL_KINDS } from './kinds.js';
 
 /**
@@ -160,7 +160,7 @@ async function closingAt(db: Db, tenantKey: number, at: number | 'latest', upTo?
   let q = db.selectFrom('journal').select(['seq', 'data']).where('tenant_key', '=', tenantKey).where('kind', 'in', [DAY, MONTH]);
   q = at === 'latest' ? q.where('seq', '<=', upTo!).orderBy('seq', 'desc').limit(1) : q.where('seq', '=', at);
   const row = await q.executeTakeFirst();
-  return row ? { seq: Number(row.seq), data: JSON.parse(row.data!) as ClosingData } : null;
+  return row ? { seq: Number(row.seq), data: closingDataOf(row.data, Number(row.seq)) } : null;
 }
 
 async function firstEntryAt(db: Db, tenantKey: number): Promise<number> {

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Engine } from '../engine-types.js';
 import type { Db } from '../store/database.js';
 import { GENESIS, LINK_BYTES, chainHash, linkOf } from './chain.js';
-import { checkClosingSignature, type ClosingData } from './closing-data.js';
+import { DamagedColumnError } from '../json-column.js';
+import { checkClosingSignature, closingDataOf, type ClosingData } from './closing-data.js';
 import { CLOSINGS, Found, ISSUED, RECEIVED, entryFault, type AuditProblem, type Tenant } from './audit-problem.js';
 import { verifyIssued, verifyReceived } from './verify-store.js';
 import { ANSWERS, verifyAnswers } from './verify-answers.js';
@@ -115,9 +116,17 @@ async function verifyChain(db: Db, reader: RowReader, tenant: Tenant, pageRows: 
       if (seq !== last + 1) throw new Found({ seq: last + 1, kind: null, encf: null, what: `entry ${last + 1} is missing: after ${last} the next entry is ${seq}` });
       if (!kindName(kind)) throw await entryFault(db, { seq, kind, ecfKey, ref }, `kind ${kind} is not in the catalogue (journal/kinds.ts)`);
       const closing = CLOSINGS.has(kind);
+      let closingData: ClosingData | null = null;
+      let unreadable: DamagedColumnError | null = null;
       if (closing) {
-        const closingData = JSON.parse(data ?? 'null') as ClosingData | null;
-        if (!closingData?.lockedHead) throw await entryFault(db, { seq, kind, ecfKey, ref }, 'the closing holds no locked head');
+        try {
+          closingData = closingDataOf(data, seq);
+        } catch (e) {
+          if (!(e instanceof DamagedColumnError)) throw e;
+          unreadable = e;
+        }
+      }
+      if (closingData) {
         if (closingData.lockedHead.seq !== seq - 1 || closingData.lockedHead.hash !== hash.toString('hex')) {
           throw await entryFault(db, { seq, kind, ecfKey, ref }, `the closing locked seq ${closingData.lockedHead.seq} with hash ${closingData.lockedHead.hash}; the recomputed chain has seq ${seq - 1} with hash ${hash.toString('hex')}`);
         }
@@ -126,9 +135,11 @@ async function verifyChain(db: Db, reader: RowReader, tenant: Tenant, pageRows: 
       if (!hexStartsEqual(link, hash, LINK_BYTES)) {
         throw await entryFault(db, { seq, kind, ecfKey, ref }, `its stored link ${link?.toLowerCase() ?? 'none'} is not the recomputed ${linkOf(hash).toString('hex')}: the entry was changed (or put in another's place)`);
       }
-      if (closing) {
-        // Checked after the link: a closing edited in place is named as an edited entry first.
-        const verdict = checkClosingSignature(JSON.parse(data!) as ClosingData);
+      // Checked after the link: a closing edited in place is named as an edited entry first; one whose
+      // data does not fit its schema but whose link holds is a fault of its own.
+      if (unreadable) throw await entryFault(db, { seq, kind, ecfKey, ref }, `the closing's data does not read back: ${unreadable.message}`);
+      if (closingData) {
+        const verdict = checkClosingSignature(closingData);
         if (!verdict.ok) throw await entryFault(db, { seq, kind, ecfKey, ref }, `the closing's ${verdict.reason}`);
         counts[verdict.signed ? 'signed' : 'unsigned']++;
       }

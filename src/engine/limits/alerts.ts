@@ -93,8 +93,8 @@ export async function evaluateAlerts(engine: Engine): Promise<EventEnvelope[]> {
   let verdicts: Map<string, Sample> | undefined;
   for (const t of tenants) {
     const s = await getSettings(engine, ['alerts.rejection_rate_threshold_pct', 'alerts.no_emission_hours', 'alerts.business_hours'], t.id);
-    const thresholdPct = s['alerts.rejection_rate_threshold_pct'] as number | null;
-    const thresholdHours = s['alerts.no_emission_hours'] as number | null;
+    const thresholdPct = s['alerts.rejection_rate_threshold_pct'];
+    const thresholdHours = s['alerts.no_emission_hours'];
     const plan: (typeof plans)[number] = { tenantId: t.id };
     if (thresholdPct !== null) {
       verdicts ??= await lastHourVerdicts(engine, now);
@@ -102,7 +102,7 @@ export async function evaluateAlerts(engine: Engine): Promise<EventEnvelope[]> {
       if (sample && sample.total >= SPIKE_MIN_SAMPLE && sample.rejected * 100 >= thresholdPct * sample.total) plan.spike = { sample, thresholdPct };
     }
     if (thresholdHours !== null) {
-      const hours = parseBusinessHours(s['alerts.business_hours'] as string | null);
+      const hours = parseBusinessHours(s['alerts.business_hours']);
       const last = await engine.db.selectFrom('ecf').select('issued_at').where('tenant_key', '=', await tenantKey(engine.db, t.id)).orderBy('issued_at', 'desc').limit(1).executeTakeFirst();
       if (last && insideBusinessHours(now, hours) && !(await pauseInForce(engine.db, now, t.id, t.organization_id))) {
         const lastAt = fromRowInstant(last.issued_at);

@@ -142,7 +142,7 @@ export const REQUIRE_BEARER_SETTING = 'reception.require_bearer_auth';
 
 export async function getInboundSettings(engine: Engine, tenantId: string): Promise<InboundSettings> {
   await requireTenant(engine.db, tenantId);
-  return { requireBearerAuth: (await getSetting<boolean>(engine, REQUIRE_BEARER_SETTING, tenantId)) === true };
+  return { requireBearerAuth: (await getSetting(engine, REQUIRE_BEARER_SETTING, tenantId)) === true };
 }
 
 export async function setInboundSettings(engine: Engine, tenantId: string, body: unknown): Promise<InboundSettings> {

@@ -85,7 +85,7 @@ export async function validateReceiverSeed(engine: Engine, tenantId: string, xml
 export async function receiverScope(engine: Engine, tenantId: string, authorization: string | undefined | null): Promise<string> {
   await requireTenant(engine.db, tenantId);
   if (authorization === null) return tenantId;
-  if ((await getSetting<boolean>(engine, REQUIRE_BEARER_SETTING, tenantId)) !== true) return tenantId;
+  if ((await getSetting(engine, REQUIRE_BEARER_SETTING, tenantId)) !== true) return tenantId;
   const m = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!m) throw unauthenticated('Receiver.TokenRequired', 'This receiver requires a bearer token from /fe/autenticacion/api/validacioncertificado.');
   if (!(await tokenIsLive(engine.db, tenantId, m[1]!, engine.clock.now()))) {

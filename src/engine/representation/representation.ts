@@ -47,7 +47,7 @@ export async function ecfRepresentation(engine: Engine, tenantId: string, id: st
         .executeTakeFirst()
     : undefined;
   if (!row) throw notFound('Ecf');
-  const layout = chosen ?? (await getSetting<Layout>(engine, 'representation.default_layout', tenantId));
+  const layout = chosen ?? (await getSetting(engine, 'representation.default_layout', tenantId));
   // The PDF libraries take a good part of a second to load: only a process that draws a PDF pays for them.
   const [{ readSignedEcf }, { renderRepresentation }] = await Promise.all([import('./reader.js'), import('./render.js')]);
   const printed = readSignedEcf(await readEcfXml(engine.documents, engine.db, row));

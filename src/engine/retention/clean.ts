@@ -53,7 +53,7 @@ const DEFAULT_PAUSE_MS = 20;
 
 /** The instant before which the rule's rows are old, read from its setting now. */
 async function cutoffOf(engine: Engine, rule: CleaningRule, now: Date): Promise<string> {
-  const days = rule.setting ? await getSetting<number>(engine, rule.setting) : (rule.days ?? 0);
+  const days = rule.setting ? await getSetting(engine, rule.setting) : (rule.days ?? 0);
   return toStoredInstant(new Date(now.getTime() - days * DAY_MS));
 }
 

@@ -4,7 +4,7 @@ import type { Db, Tx } from '../store/database.js';
 import { dialectOf } from '../store/dialect.js';
 import { skipLocked } from '../store/locking.js';
 import type { Database } from '../store/schema.js';
-import type { SettingKey } from '../settings/catalogue.js';
+import type { SettingKeyOf } from '../settings/catalogue.js';
 import type { STORE_TABLES } from './inventory.js';
 import type { Engine } from '../engine-types.js';
 import { exportFilePath } from '../export/paths.js';
@@ -35,7 +35,7 @@ export interface CleaningRule {
   readonly name: string;
   readonly table: CleanedTable;
   /** How many days the rows are kept; null: `days` days, or as soon as they are expired. */
-  readonly setting: SettingKey | null;
+  readonly setting: SettingKeyOf<number> | null;
   /** Days kept when there is no setting (a bound fixed by another rule of the appliance). */
   readonly days?: number;
   /** Removes at most `limit` rows (scans at most `limit`) in the caller's transaction; `engine` for a rule whose rows name files (exports). */
@@ -78,7 +78,7 @@ const countOf = async (q: SelectQueryBuilder<Database, any, any>): Promise<numbe
  * stays: on PostgreSQL the pick skips a row being retried and the delete
  * checks the condition again (onPostgres); SQLite has one writer at a time.
  */
-function finishedDeliveries(status: 'delivered' | 'dead', setting: SettingKey): CleaningRule {
+function finishedDeliveries(status: 'delivered' | 'dead', setting: SettingKeyOf<number>): CleaningRule {
   const old = (cutoff: string) => (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
     eb.and([eb('status', '=', status), eb('updated_at', '<', cutoff)]);
   return {

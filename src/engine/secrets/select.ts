@@ -29,7 +29,7 @@ export function secretsPort(engine: Engine, secretKey: string | undefined): Secr
     keyFromEnvironment: Boolean(secretKey),
     /** `keychain`, `file`, or `auto` (the keychain when one answers, else encrypted files). */
     async current() {
-      const choice = await getSetting<'auto' | SecretStoreKind>(engine, 'secrets.store');
+      const choice = await getSetting(engine, 'secrets.store');
       if (choice === 'file') return of('file');
       if (await keychainAvailable()) return of('keychain');
       if (choice === 'keychain') {

@@ -39,7 +39,7 @@ export async function nextNumber(engine: Engine, input: unknown): Promise<NextNu
   const { tenantId, environment } = query;
   const type = Number(query.type);
   await requireTenant(engine.db, tenantId);
-  const fraction = await getSetting<number>(engine, 'sequences.low_stock_fraction', tenantId);
+  const fraction = await getSetting(engine, 'sequences.low_stock_fraction', tenantId);
   const rows = await engine.db
     .selectFrom('sequence_ranges')
     .selectAll()
@@ -72,7 +72,7 @@ export async function setNextNumber(engine: Engine, input: unknown): Promise<Nex
   if (next < 1 || next > MAX_SEQUENTIAL) {
     throw new ValidationError([{ path: 'next', code: 'Sequence.OutOfBounds', message: `must be from 1 to ${MAX_SEQUENTIAL}` }]);
   }
-  const fraction = await getSetting<number>(engine, 'sequences.low_stock_fraction', cmd.tenantId);
+  const fraction = await getSetting(engine, 'sequences.low_stock_fraction', cmd.tenantId);
   const { rows, previous, releasedAfterRestore } = await inTransaction(engine.db, async (tx) => {
     await requireTenant(tx, cmd.tenantId);
     // Locked: an allocation waits for the move, and reads the pointer it left.

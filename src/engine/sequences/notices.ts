@@ -28,7 +28,7 @@ export async function emitSequenceNotices(engine: Engine): Promise<EventEnvelope
     .execute();
   const fractions = new Map<string, number>();
   for (const r of rows) {
-    if (!fractions.has(r.tenant_id)) fractions.set(r.tenant_id, await getSetting<number>(engine, 'sequences.low_stock_fraction', r.tenant_id));
+    if (!fractions.has(r.tenant_id)) fractions.set(r.tenant_id, await getSetting(engine, 'sequences.low_stock_fraction', r.tenant_id));
   }
   return inTransaction(engine.db, async (tx) => {
     // Another process telling now tells the same facts (they are keyed): one is enough.

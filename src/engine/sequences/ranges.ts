@@ -99,12 +99,12 @@ export async function addRange(engine: Engine, input: unknown): Promise<Sequence
     };
     await tx.insertInto('sequence_ranges').values(row).execute();
     return row;
-  }).then(async (row) => rangeView(row, await getSetting<number>(engine, 'sequences.low_stock_fraction', cmd.tenantId)));
+  }).then(async (row) => rangeView(row, await getSetting(engine, 'sequences.low_stock_fraction', cmd.tenantId)));
 }
 
 export async function listRanges(engine: Engine, tenantId: string): Promise<SequenceRangeView[]> {
   await requireTenant(engine.db, tenantId);
-  const fraction = await getSetting<number>(engine, 'sequences.low_stock_fraction', tenantId);
+  const fraction = await getSetting(engine, 'sequences.low_stock_fraction', tenantId);
   const rows = await engine.db
     .selectFrom('sequence_ranges')
     .selectAll()
@@ -236,7 +236,7 @@ export async function allocate(engine: Engine, tenantId: string, body: unknown):
   const cmd = check(AllocateBody, body);
   await requireTenant(engine.db, tenantId);
   // Settings are read before the transaction: inside it the store's one connection belongs to `tx`.
-  const fraction = await getSetting<number>(engine, 'sequences.low_stock_fraction', tenantId);
+  const fraction = await getSetting(engine, 'sequences.low_stock_fraction', tenantId);
   const a = await inTransaction(engine.db, (tx) => allocateIn(tx, engine.clock.now(), tenantId, cmd.environment, Number(cmd.type), fraction));
   return { encf: a.encf, type: a.type, series: a.series, sequential: a.sequential };
 }

@@ -1,4 +1,4 @@
-import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../schema-types.js';
 import { isCidr } from '../net/addresses.js';
 import { LayoutSchema } from './layouts.js';
@@ -18,11 +18,12 @@ export interface SettingDefinition {
   readonly description: string;
 }
 
-const define = <const K extends string>(
+/** One setting: its schema is the one rule for what may be stored and the type every reader gets; the default must fit it. */
+const define = <const K extends string, S extends TSchema>(
   key: K,
   scope: SettingDefinition['scope'],
-  schema: TSchema,
-  defaultValue: unknown,
+  schema: S,
+  defaultValue: Static<S>,
   description: string,
 ) => ({ key, scope, schema, default: defaultValue, description }) satisfies SettingDefinition;
 
@@ -272,6 +273,15 @@ export const SETTINGS = [
 ] as const;
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+/** The value of a setting, as its schema says: readers never choose the type. */
+export type SettingValue<K extends SettingKey> = Static<Extract<(typeof SETTINGS)[number], { key: K }>['schema']>;
+
+/** The keys whose value is a `T` (e.g. the settings that hold a number of days). */
+export type SettingKeyOf<T> = { [K in SettingKey]: [SettingValue<K>] extends [T] ? K : never }[SettingKey];
+
+/** The effective values of several settings, each typed by its key. */
+export type SettingValues<K extends SettingKey> = { [P in K]: SettingValue<P> };
 
 export const settingDefinition = (key: string): SettingDefinition | undefined =>
   SETTINGS.find((s) => s.key === key);

@@ -2,11 +2,12 @@ import { Value } from '@sinclair/typebox/value';
 import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError } from '../errors.js';
 import { fieldErrors } from '../validation.js';
+import { parseJsonColumn } from '../json-column.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { inTransaction, type Db, type Tx } from '../store/database.js';
 import { appendJournal } from '../journal/append.js';
 import { prepared } from '../store/prepared.js';
-import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey } from './catalogue.js';
+import { SETTINGS, settingDefinition, type SettingDefinition, type SettingKey, type SettingKeyOf, type SettingValue, type SettingValues } from './catalogue.js';
 
 const PLATFORM = 'platform';
 
@@ -31,10 +32,25 @@ function definition(key: string): SettingDefinition {
   return def;
 }
 
-/** The effective value: the tenant's own, else the platform's, else the default. */
-export async function getSetting<T = unknown>(engine: Engine, key: SettingKey, tenantId?: string | null): Promise<T> {
-  return (await settingView(engine, key, tenantId)).value as T;
+/**
+ * The effective value: the tenant's own, else the platform's, else the default,
+ * typed by the key's schema and checked against it on read (a stored value that
+ * does not fit is a DamagedColumnError naming the key, never a silent cast).
+ */
+export async function getSetting<K extends SettingKey>(engine: Engine, key: K, tenantId?: string | null): Promise<SettingValue<K>>;
+/**
+ * @deprecated name no type: `getSetting(engine, key)` is typed by the key. Kept so that callers in
+ * submission/ (rewritten by issue 37's conversation work) still compile; a type the key's schema
+ * does not give is refused here too.
+ */
+export async function getSetting<T>(engine: Engine, key: SettingKeyOf<T>, tenantId?: string | null): Promise<T>;
+export async function getSetting(engine: Engine, key: SettingKey, tenantId?: string | null): Promise<unknown> {
+  return (await settingView(engine, key, tenantId)).value;
 }
+
+/** A stored value read back through its setting's schema. */
+const storedValue = (def: SettingDefinition, scope: string, text: string): unknown =>
+  parseJsonColumn(def.schema, text, `settings.value of ${def.key} (scope ${scope})`);
 
 const keyRows = prepared((db, p: { key: string; tenantId: string; platform: string }) =>
   db
@@ -54,7 +70,7 @@ export async function settingView(engine: Engine, key: string, tenantId?: string
   const hit = tenantRow ?? platform;
   return {
     key,
-    value: hit ? (JSON.parse(hit.value) as unknown) : def.default,
+    value: hit ? storedValue(def, hit.scope, hit.value) : def.default,
     source: tenantRow ? 'tenant' : platform ? 'platform' : 'default',
     scope: def.scope,
     default: def.default,
@@ -69,22 +85,23 @@ const scopeRows = prepared(
   { reuseUntilCommit: true },
 );
 
-export async function getSettings<K extends SettingKey>(engine: Engine, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
+export async function getSettings<K extends SettingKey>(engine: Engine, keys: readonly K[], tenantId: string): Promise<SettingValues<K>> {
   return settingsIn(engine.db, keys, tenantId);
 }
 
 /** getSettings read through the caller's connection or transaction. */
-export async function settingsIn<K extends SettingKey>(db: Db, keys: readonly K[], tenantId: string): Promise<Record<K, unknown>> {
+export async function settingsIn<K extends SettingKey>(db: Db, keys: readonly K[], tenantId: string): Promise<SettingValues<K>> {
   const defs = keys.map(definition);
   // Every row of both scopes (a few dozen at most): one statement whatever keys are asked for.
   const rows = await scopeRows(db, { tenantId, platform: PLATFORM });
-  const out = {} as Record<K, unknown>;
+  const out: Record<string, unknown> = {};
   for (const def of defs) {
     const own = def.scope === 'tenant' ? rows.find((r) => r.key === def.key && r.scope === tenantId) : undefined;
     const hit = own ?? rows.find((r) => r.key === def.key && r.scope === PLATFORM);
-    out[def.key as K] = hit ? (JSON.parse(hit.value) as unknown) : def.default;
+    out[def.key] = hit ? storedValue(def, hit.scope, hit.value) : def.default;
   }
-  return out;
+  // Each value was checked against its own key's schema just above.
+  return out as SettingValues<K>;
 }
 
 export async function listSettings(engine: Engine, tenantId?: string | null): Promise<SettingView[]> {

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
 import type { Environment } from '../schema-types.js';
+import { Type } from '@sinclair/typebox';
+import { parseJsonColumn } from '../json-column.js';
 import type {
   ApiKeysTable,
   EmitterProfilesTable,
@@ -23,6 +25,9 @@ export const tenantView = (r: Omit<Selectable<TenantsTable>, 'store_key'>): Tena
   updatedAt: emitted(r.updated_at),
 });
 
+/** `emitter_profiles.phones`: the profile's phone numbers, as the API took them. */
+const PhonesColumn = Type.Array(Type.String());
+
 export const profileView = (
   r: Selectable<EmitterProfilesTable>,
   defaultEnvironment: string,
@@ -32,7 +37,7 @@ export const profileView = (
   address: r.address,
   municipality: r.municipality,
   province: r.province,
-  phones: JSON.parse(r.phones) as string[],
+  phones: parseJsonColumn(PhonesColumn, r.phones, 'emitter_profiles.phones'),
   email: r.email,
   economicActivity: r.economic_activity,
   defaultEnvironment: defaultEnvironment as Environment,

@@ -4,6 +4,7 @@ import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, notFound, type FieldError } from '../errors.js';
 import { UNSUBSCRIBABLE, typesMatching, typesNamedBy } from '../events/catalogue.js';
+import { endpointEventsOf } from '../events/endpoint-events.js';
 import { isUuid, newId } from '../ids.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { getSetting } from '../settings/settings.js';
@@ -26,7 +27,7 @@ export function endpointView(r: EndpointRow): WebhookEndpointView {
     tenantId: r.tenant_id,
     url: r.url,
     description: r.description,
-    events: JSON.parse(r.events) as string[],
+    events: endpointEventsOf(r.events),
     enabled: r.enabled === 1,
     consecutiveFailures: r.consecutive_failures,
     disabledReason: r.disabled_reason,
@@ -44,8 +45,8 @@ export interface GuardOptions {
 /** The operator's webhook settings, read before any transaction or network call. */
 export async function sendPolicy(engine: Engine, options: GuardOptions & { timeoutMs?: number | undefined } = {}): Promise<SendPolicy> {
   const [developmentMode, cidrs] = await Promise.all([
-    getSetting<boolean>(engine, 'webhooks.development_mode'),
-    getSetting<string[]>(engine, 'webhooks.allowed_private_cidrs'),
+    getSetting(engine, 'webhooks.development_mode'),
+    getSetting(engine, 'webhooks.allowed_private_cidrs'),
   ]);
   return { developmentMode, allowedCidrs: parseAllowed(cidrs), resolve: options.resolve, timeoutMs: options.timeoutMs };
 }

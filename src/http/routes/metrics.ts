@@ -210,7 +210,7 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
   app.get('/metrics', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     let exposure: MetricsExposure;
     try {
-      exposure = await getSetting<MetricsExposure>(engine, 'metrics.exposure');
+      exposure = await getSetting(engine, 'metrics.exposure');
     } catch {
       // The setting lives in the store: with the store down, only this machine may look.
       exposure = 'loopback';
