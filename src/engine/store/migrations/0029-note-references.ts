@@ -24,7 +24,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['tenant_key', 'modifies_encf'])
     .where(sql.ref('modifies_encf'), 'is not', null)
     .execute();
-  await sql`insert into platform_state (key, value, updated_at) values (${FILL_KEY}, ${JSON.stringify({ after: 0 })}, ${new Date().toISOString()})`.execute(db);
+  // Only a store holding notes gets the cursor: a new store stays empty, as a restore's target must be.
+  await sql`insert into platform_state (key, value, updated_at)
+    select ${FILL_KEY}, ${JSON.stringify({ after: 0 })}, ${new Date().toISOString()} where exists (select 1 from ecf where type in (33, 34))`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
