@@ -1,7 +1,7 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, conflict, notFound, type FieldError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';

@@ -5,7 +5,6 @@ import { EngineError } from '../errors.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import { TaxauthError } from '../taxauth/errors.js';
-import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { TaxauthClient } from '../taxauth/client.js';
 import type { TaxauthMessage } from '../taxauth/types.js';
 import { buildCaseDocument } from './build.js';
@@ -90,7 +89,6 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-const tokens = defaultTokenCache;
 /** Calls in a row that could not reach the authority before the run stops and says "run again later". */
 const MAX_TRANSPORT_FAILURES = 5;
 const realWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -108,7 +106,7 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
   const generation = cases[0]!.generation;
   const emit = options.onEvent ?? (() => {});
   const client = await engine.taxauth.client(CERT_ENVIRONMENT);
-  const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, tenantId, CERT_ENVIRONMENT, fn);
+  const withToken = <T>(fn: (token: string) => Promise<T>) => engine.taxauth.withToken(tenantId, CERT_ENVIRONMENT, fn);
   const ctx: Ctx = { engine, tenantId, rnc: tenant.rnc, client, withToken, emit, paso };
   // Held as long as the slowest step may take without a renewal; a dead pid on this machine frees it at once.
   const claim = await claimRun(engine, tenantId, paso, settleAfterMs(client.timeoutMs) + 60_000);

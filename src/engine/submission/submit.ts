@@ -11,7 +11,6 @@ import { completeOrRollBack, enqueue, renewLease, reschedule, rescheduleOrRollBa
 import { laneOf, taxauthGroup } from '../work/lanes.js';
 import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
 import { TaxauthError } from '../taxauth/errors.js';
-import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { recordAttempt } from './attempts.js';
 import { appendJournal, ecfStatusData, type VerdictCodes } from '../journal/append.js';
 import { logStateChange } from '../log/state-change.js';
@@ -57,9 +56,6 @@ export function queueSubmission(tx: Tx, now: Date, ecf: { id: string; tenantId: 
   const payload = requestId && !state.requestId ? { ...state, requestId } : state;
   return enqueue(tx, now, { kind: SUBMIT_KIND, tenantId: ecf.tenantId, ref: ecf.id, lane: submissionLane(ecf.environment, ecf.tenantId, state.phase), payload });
 }
-
-/** One token cache per process; tokens never leave the engine. */
-export const tokens = defaultTokenCache;
 
 /** The e-CF as submission reads it: with its tenant's id, from the tenant its key names. */
 type Row = EcfRow & { tenant_id: string; store_key: number };
@@ -164,7 +160,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
   const state = (item.payload ?? { phase: 'send' }) as SubmitState;
   const environment = row.environment as Environment;
   const client = await engine.taxauth.client(environment);
-  const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, row.tenant_id, environment, fn);
+  const withToken = <T>(fn: (token: string) => Promise<T>) => engine.taxauth.withToken(row.tenant_id, environment, fn);
   const owner = item.leaseOwner!;
 
   try {

@@ -53,8 +53,11 @@ export interface Conversation {
   /** The token was renewed during the current call: a second 401 is not renewed again. */
   readonly renewed: boolean;
   /** Where a busy or expired-token exchange goes back to. */
-  readonly resume?: 'prepared' | 'unclear' | 'sending' | 'asking' | 'answered';
+  readonly resume?: Resumable;
 }
+
+/** The phases a call is made from. */
+type Resumable = 'prepared' | 'unclear' | 'sending' | 'asking' | 'answered';
 
 /** What happened: the answer to the last call, or its failure as eventOfError reads it. */
 export type ConversationEvent =
@@ -133,7 +136,7 @@ const RUNNING = { send: 'sending', ask: 'asking', poll: 'answered' } as const;
 /** The first move of a claim: the call the exchange's phase calls for. */
 export function begin(state: Conversation): Move {
   if (FINAL_PHASES.has(state.phase)) return { state, command: { do: 'stop' } };
-  const at = state.phase === 'busy' || state.phase === 'expired-token' ? (state.resume ?? 'prepared') : state.phase;
+  const at = state.phase === 'busy' || state.phase === 'expired-token' ? (state.resume ?? 'prepared') : (state.phase as Resumable);
   const call = CALL_OF[at];
   return { state: { ...state, phase: RUNNING[call], resume: undefined, renewed: false }, command: { do: call } };
 }
@@ -182,7 +185,7 @@ export function step(state: Conversation, event: ConversationEvent, limits: Limi
     case 'token-expired':
       // One renewal per call: a token refused twice in a row is not a token problem.
       if (state.renewed || state.phase === 'expired-token') return { state: { ...state, phase: 'given-up' }, command: { do: 'give-up', why: 'token' } };
-      return { state: { ...state, phase: 'expired-token', resume: state.phase as Conversation['resume'], renewed: true }, command: { do: 'renew-token' } };
+      return { state: { ...state, phase: 'expired-token', resume: state.phase as Resumable, renewed: true }, command: { do: 'renew-token' } };
     case 'renewed': {
       if (state.phase !== 'expired-token') return { state, command: { do: 'stop' } };
       const at = state.resume ?? 'prepared';
