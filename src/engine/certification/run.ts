@@ -6,6 +6,7 @@ import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import type { TaxauthClient } from '../taxauth/client.js';
+import { isDefiniteRefusal } from '../taxauth/conversation.js';
 import type { TaxauthMessage } from '../taxauth/types.js';
 import { buildCaseDocument } from './build.js';
 import { caseXml, loadCases, portalCounts, type CaseRow, type PortalCounts } from './cases.js';
@@ -326,7 +327,7 @@ async function send(ctx: Ctx, c: CaseRow): Promise<boolean> {
       await move(ctx, sending, 'sending', 'sent', { track_id: trackId });
     }
   } catch (e) {
-    if (e instanceof TaxauthError && !e.transient && e.kind === 'http' && e.status !== 401) {
+    if (e instanceof TaxauthError && isDefiniteRefusal(e)) {
       // A definite refusal of the document itself: the authority's words are the rejection.
       await record(ctx, sending, 'sending', 2, [{ code: e.status ?? 0, value: e.message }]);
       return true;

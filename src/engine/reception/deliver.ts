@@ -7,6 +7,7 @@ import { afterCommit, inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
 import { multipartBody, uploadName } from '../taxauth/client.js';
 import { TaxauthError, collapseErrorBody } from '../taxauth/errors.js';
+import { isDefiniteRefusal } from '../taxauth/conversation.js';
 import { signSeed } from '../taxauth/token-cache.js';
 import { complete, reschedule, type WorkItem } from '../work/queue.js';
 import { RECORDED, type WorkOutcome } from '../work/run.js';
@@ -72,7 +73,7 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
     }
   } catch (e) {
     const error = describe(e);
-    const definite = e instanceof Refused || (e instanceof TaxauthError && !e.transient && e.kind === 'http' && e.status !== 401);
+    const definite = e instanceof Refused || (e instanceof TaxauthError && isDefiniteRefusal(e));
     outcome = { status: definite ? 'refused' : 'retry', error };
   }
 

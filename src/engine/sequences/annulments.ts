@@ -16,6 +16,7 @@ import type { PreparedDocument } from '../store/documents/index.js';
 import type { AnnulmentLinesTable, AnnulmentsTable, SequenceRangesTable } from '../store/schema.js';
 import { annulmentAnswer } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
+import { isDefiniteRefusal } from '../taxauth/conversation.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
@@ -480,7 +481,7 @@ async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly Li
  */
 function outcomeOfError(e: unknown): Outcome | null {
   if (e instanceof TaxauthError) {
-    if (e.operation === 'anulacionrangos' && e.kind === 'http' && !e.transient && e.status !== 401) {
+    if (e.operation === 'anulacionrangos' && isDefiniteRefusal(e)) {
       const answer = annulmentAnswer(e.rawBody ?? '') ?? { rnc: null, code: null, name: null, messages: [e.message] };
       return { status: 'rejected', answer };
     }
