@@ -34,7 +34,7 @@ describe('the engine’s ports', () => {
 
   it('take the opener’s replacements', async () => {
     const secrets: SecretsPort = { current: async () => { throw new Error('not here'); }, of: () => { throw new Error('not here'); }, keyFromEnvironment: false };
-    const taxauth: TaxauthPort = { client: async () => { throw new Error('offline'); }, settings: async () => { throw new Error('offline'); }, statusHost: async () => { throw new Error('offline'); } };
+    const taxauth: TaxauthPort = { client: async () => { throw new Error('offline'); }, settings: async () => { throw new Error('offline'); }, statusHost: async () => { throw new Error('offline'); }, withToken: async () => { throw new Error('offline'); } };
     const engine = await openEngine({ dataDir: testDataDir(), secrets, taxauth });
     try {
       expect(engine.secrets).toBe(secrets);

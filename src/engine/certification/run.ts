@@ -5,8 +5,8 @@ import { EngineError } from '../errors.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
 import { TaxauthError } from '../taxauth/errors.js';
-import { defaultTokenCache } from '../taxauth/token-cache.js';
 import type { TaxauthClient } from '../taxauth/client.js';
+import { isDefiniteRefusal } from '../taxauth/conversation.js';
 import type { TaxauthMessage } from '../taxauth/types.js';
 import { buildCaseDocument } from './build.js';
 import { caseXml, loadCases, portalCounts, type CaseRow, type PortalCounts } from './cases.js';
@@ -90,7 +90,6 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-const tokens = defaultTokenCache;
 /** Calls in a row that could not reach the authority before the run stops and says "run again later". */
 const MAX_TRANSPORT_FAILURES = 5;
 const realWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -108,7 +107,7 @@ export async function runCertificationSet(engine: Engine, tenantId: string, opti
   const generation = cases[0]!.generation;
   const emit = options.onEvent ?? (() => {});
   const client = await engine.taxauth.client(CERT_ENVIRONMENT);
-  const withToken = <T>(fn: (token: string) => Promise<T>) => tokens.withToken(engine, tenantId, CERT_ENVIRONMENT, fn);
+  const withToken = <T>(fn: (token: string) => Promise<T>) => engine.taxauth.withToken(tenantId, CERT_ENVIRONMENT, fn);
   const ctx: Ctx = { engine, tenantId, rnc: tenant.rnc, client, withToken, emit, paso };
   // Held as long as the slowest step may take without a renewal; a dead pid on this machine frees it at once.
   const claim = await claimRun(engine, tenantId, paso, settleAfterMs(client.timeoutMs) + 60_000);
@@ -328,7 +327,7 @@ async function send(ctx: Ctx, c: CaseRow): Promise<boolean> {
       await move(ctx, sending, 'sending', 'sent', { track_id: trackId });
     }
   } catch (e) {
-    if (e instanceof TaxauthError && !e.transient && e.kind === 'http' && e.status !== 401) {
+    if (e instanceof TaxauthError && isDefiniteRefusal(e)) {
       // A definite refusal of the document itself: the authority's words are the rejection.
       await record(ctx, sending, 'sending', 2, [{ code: e.status ?? 0, value: e.message }]);
       return true;

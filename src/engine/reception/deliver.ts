@@ -7,7 +7,8 @@ import { afterCommit, inTransaction } from '../store/database.js';
 import type { ApprovalDeliveryState } from '../store/schema.js';
 import { multipartBody, uploadName } from '../taxauth/client.js';
 import { TaxauthError, collapseErrorBody } from '../taxauth/errors.js';
-import { defaultTokenCache, signSeed } from '../taxauth/token-cache.js';
+import { isDefiniteRefusal } from '../taxauth/conversation.js';
+import { signSeed } from '../taxauth/token-cache.js';
 import { complete, reschedule, type WorkItem } from '../work/queue.js';
 import { RECORDED, type WorkOutcome } from '../work/run.js';
 import type { DeliverApprovalPayload } from './approve.js';
@@ -33,8 +34,6 @@ import { readDecidedAcecf } from './stored.js';
 
 class Refused extends Error {}
 
-const tokens = defaultTokenCache;
-
 export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
   const { approvalId, target } = item.payload as DeliverApprovalPayload;
   const approval = await engine.db
@@ -58,14 +57,14 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
   try {
     if (target === 'taxauth') {
       const client = await engine.taxauth.client(environment);
-      const verdict = await tokens.withToken(engine, approval.tenant_id, environment, (t) => client.sendCommercialApproval(t, upload));
+      const verdict = await engine.taxauth.withToken(approval.tenant_id, environment, (t) => client.sendCommercialApproval(t, upload));
       const said = [verdict.status, ...verdict.messages].filter(Boolean).join('; ');
       if (verdict.code === 1) outcome = { status: 'delivered' };
       else if (/intentar nuevamente/i.test(said)) outcome = { status: 'retry', error: `codigo ${verdict.code}: ${said}` };
       else outcome = { status: 'refused', error: `codigo ${verdict.code}: ${said}` };
     } else {
       const client = await engine.taxauth.client(environment);
-      const entry = await tokens.withToken(engine, approval.tenant_id, environment, (t) => client.directory(t, approval.issuer_rnc));
+      const entry = await engine.taxauth.withToken(approval.tenant_id, environment, (t) => client.directory(t, approval.issuer_rnc));
       if (!entry?.approvalUrl) throw new Error(`${approval.issuer_rnc} has no commercial-approval URL in the authority's directory`);
       url = `${entry.approvalUrl.replace(/\/+$/, '')}/fe/aprobacioncomercial/api/ecf`;
       const bearer = entry.authenticationUrl ? await receiverToken(engine, approval.tenant_id, entry.authenticationUrl) : null;
@@ -74,7 +73,7 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
     }
   } catch (e) {
     const error = describe(e);
-    const definite = e instanceof Refused || (e instanceof TaxauthError && !e.transient && e.kind === 'http' && e.status !== 401);
+    const definite = e instanceof Refused || (e instanceof TaxauthError && isDefiniteRefusal(e));
     outcome = { status: definite ? 'refused' : 'retry', error };
   }
 

@@ -16,7 +16,7 @@ import type { PreparedDocument } from '../store/documents/index.js';
 import type { AnnulmentLinesTable, AnnulmentsTable, SequenceRangesTable } from '../store/schema.js';
 import { annulmentAnswer } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
-import { defaultTokenCache } from '../taxauth/token-cache.js';
+import { isDefiniteRefusal } from '../taxauth/conversation.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
@@ -58,9 +58,6 @@ const MAX_TOTAL = 9_999_999_999;
 const LEASE_CALLS = 6;
 
 const INTERRUPTED = 'The send was interrupted before the authority’s answer was recorded (the process stopped); retry to send the same document again.';
-
-/** The process's token cache, shared with the submission pipeline. */
-const tokens = defaultTokenCache;
 
 interface Line extends AnnulledRange {
   /** Index in the request. */
@@ -462,7 +459,7 @@ async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly Li
   const xml = await engine.documents.read(engine.db, row.xml, row.xml_sha256, { table: 'annulments', id: row.id, encf: encfOf(first.series, first.type, first.from) });
   try {
     const client = await engine.taxauth.client(environment);
-    const answer = await tokens.withToken(engine, row.tenant_id, environment, (token) =>
+    const answer = await engine.taxauth.withToken(row.tenant_id, environment, (token) =>
       client.annulRanges(token, { rnc, encf: encfOf(first.series, first.type, first.from), xml }),
     );
     outcome = { status: answer.code === ANNULLED_CODE ? 'voided' : 'rejected', answer };
@@ -484,7 +481,7 @@ async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly Li
  */
 function outcomeOfError(e: unknown): Outcome | null {
   if (e instanceof TaxauthError) {
-    if (e.operation === 'anulacionrangos' && e.kind === 'http' && !e.transient && e.status !== 401) {
+    if (e.operation === 'anulacionrangos' && isDefiniteRefusal(e)) {
       const answer = annulmentAnswer(e.rawBody ?? '') ?? { rnc: null, code: null, name: null, messages: [e.message] };
       return { status: 'rejected', answer };
     }

@@ -7,7 +7,6 @@ import { inTransaction } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 import type { SequenceRangesTable } from '../store/schema.js';
 import { TaxauthError } from '../taxauth/errors.js';
-import { defaultTokenCache } from '../taxauth/token-cache.js';
 import { requireTenant } from '../tenants/lookup.js';
 import { verifyCommandFor } from './restore-hold.js';
 
@@ -86,7 +85,7 @@ async function checkRange(engine: Engine, rnc: string, range: Row, lookahead: nu
   const unknown: number[] = [];
   try {
     const client = await engine.taxauth.client(environment);
-    const withToken = <T>(fn: (token: string) => Promise<T>) => defaultTokenCache.withToken(engine, range.tenant_id, environment, fn);
+    const withToken = <T>(fn: (token: string) => Promise<T>) => engine.taxauth.withToken(range.tenant_id, environment, fn);
     const knows = async (n: number): Promise<boolean> => {
       const encf = encfOf(range.series, range.type, n);
       if ((await withToken((t) => client.trackIds(t, rnc, encf))).length > 0) return true;

@@ -68,3 +68,6 @@ export function retryRefusal(e: { readonly status: string; readonly encf: string
   }
   return null;
 }
+
+/** The rungs of each ladder, as the conversation with the authority counts them (taxauth/conversation.ts). */
+export const CONVERSATION_LIMITS = { polls: POLL_LADDER_MS.length, transport: TRANSPORT_LADDER_MS.length, busy: BUSY_LADDER_MS.length } as const;

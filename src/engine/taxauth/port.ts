@@ -39,4 +39,10 @@ export interface TaxauthPort {
   settings(environment: Environment): Promise<ClientSettings>;
   /** The status host (`taxauth.status_url`), its timeout and TLS. */
   statusHost(): Promise<StatusHostSettings>;
+  /**
+   * Calls `fn` with the tenant's token in the environment, from the process's
+   * one token cache: a 401 renews it once, then `fn` is called again. The
+   * only way an area gets a token: none keeps a cache of its own.
+   */
+  withToken<T>(tenantId: string, environment: Environment, fn: (token: string) => Promise<T>): Promise<T>;
 }

@@ -1,6 +1,7 @@
 import type { Engine, TaxauthPort } from '../engine-types.js';
 import { TaxauthClient, taxauthAgent } from './client.js';
 import { readClientSettings, readStatusHostSettings } from './environments.js';
+import { defaultTokenCache } from './token-cache.js';
 
 /**
  * `engine.taxauth` as openEngine makes it. `sandboxUrl` is read once, when
@@ -16,5 +17,6 @@ export function taxauthPort(engine: Engine, sandboxUrl: string | undefined): Tax
     },
     settings: (environment) => readClientSettings(engine, environment, sandboxUrl),
     statusHost: () => readStatusHostSettings(engine, sandboxUrl),
+    withToken: (tenantId, environment, fn) => defaultTokenCache.withToken(engine, tenantId, environment, fn),
   };
 }

@@ -4,6 +4,7 @@ import type { Environment } from '../schema-types.js';
 import { signCanonical, signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { serialize } from '../xml/canonical.js';
 import type { TaxauthClient } from './client.js';
+import { begin, eventOfError, prepared, step, type Limits } from './conversation.js';
 import { TaxauthError, decodeEntities } from './errors.js';
 import type { TokenGrant } from './types.js';
 
@@ -49,6 +50,9 @@ interface Entry extends TokenInfo {
 
 const DEFAULT_RENEW_BEFORE_MS = 10 * 60 * 1000;
 
+/** withToken makes one call: its failures other than a 401 are the caller's, so no ladder applies here. */
+const ONE_CALL: Limits = { polls: 0, transport: 0, busy: 0 };
+
 export class TokenCache {
   readonly #renewBeforeMs: number;
   readonly #clientFor: (engine: Engine, environment: Environment) => Promise<TaxauthClient>;
@@ -74,15 +78,21 @@ export class TokenCache {
    * is the caller's.
    */
   async withToken<T>(engine: Engine, tenantId: string, environment: Environment, fn: (token: string) => Promise<T>): Promise<T> {
-    const first = await this.#current(engine, tenantId, environment);
-    try {
-      return await fn(first.token);
-    } catch (e) {
-      if (!(e instanceof TaxauthError) || e.kind !== 'http' || e.status !== 401) throw e;
-      this.#log('warn', { tenantId, environment }, 'the tax authority refused the token (401); renewing it once');
-      this.#drop(engine, key(tenantId, environment), first.token);
-      const second = await this.#current(engine, tenantId, environment);
-      return fn(second.token);
+    // The conversation (conversation.ts) says what a 401 leads to: one renewal, then the same call.
+    let call = begin(prepared()).state;
+    let entry = await this.#current(engine, tenantId, environment);
+    for (;;) {
+      try {
+        return await fn(entry.token);
+      } catch (e) {
+        if (!(e instanceof TaxauthError)) throw e;
+        const move = step(call, eventOfError(e), ONE_CALL);
+        if (move.command.do !== 'renew-token') throw e;
+        this.#log('warn', { tenantId, environment }, 'the tax authority refused the token (401); renewing it once');
+        this.#drop(engine, key(tenantId, environment), entry.token);
+        entry = await this.#current(engine, tenantId, environment);
+        call = step(move.state, { type: 'renewed' }, ONE_CALL).state;
+      }
     }
   }
 
@@ -155,7 +165,7 @@ export class TokenCache {
   }
 }
 
-/** The process's token cache, shared by the submission pipeline and the connection check. */
+/** The process's token cache, held by the engine's port (`engine.taxauth.withToken`) and the connection check. */
 export const defaultTokenCache = new TokenCache();
 
 const key = (tenantId: string, environment: Environment): string => `${tenantId}\u0000${environment}`;

@@ -15,7 +15,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEngine, type Engine } from '../../../src/engine/engine.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { ecfXml, getEcf } from '../../../src/engine/ecf/queries.js';
-import { tokens } from '../../../src/engine/submission/submit.js';
 import { testDataDir } from '../../helpers.js';
 import { harness } from './harness.js';
 import { bundleFixture, consumer32, issueBacklog, random, realClock, recordViolations, startFixture, type FixtureProcess, type Issued } from './crash-tools.js';
@@ -92,7 +91,7 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
     await h.engine.db.updateTable('work').set({ payload: JSON.stringify({ phase: 'send', unclear: true }) }).where('ref', '=', ecf.id).execute();
     const client = await h.engine.taxauth.client('test');
     const xml = (await ecfXml(h.engine, h.tenant.id, ecf.id, true)).bytes;
-    const lost = await tokens.withToken(h.engine, h.tenant.id, 'test', (t) => client.sendRfce(t, { rnc: h.tenant.rnc, encf: ecf.encf, xml }));
+    const lost = await h.engine.taxauth.withToken(h.tenant.id, 'test', (t) => client.sendRfce(t, { rnc: h.tenant.rnc, encf: ecf.encf, xml }));
     expect(lost).toMatchObject({ code: 2, sequenceUsed: false, messages: [expect.objectContaining({ code: 9001 })] });
     await h.drive();
     expect(await getEcf(h.engine, h.tenant.id, ecf.id)).toMatchObject({ status: 'accepted' });
