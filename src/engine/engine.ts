@@ -14,10 +14,6 @@ import type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
 import { secretsPort } from './secrets/select.js';
 import { taxauthPort } from './taxauth/taxauth-port.js';
 
-// The type lives in engine-types.ts and callers name it from there (the import rules say so). This re-export
-// stays only for the files issue 37's conversation rewrite holds (STILL_NAMING_ENGINE_THROUGH_ENGINE_TS in
-// .dependency-cruiser.cjs); it goes with that list.
-export type { Engine, SecretsPort, TaxauthPort } from './engine-types.js';
 
 export interface OpenEngineOptions {
   readonly dataDir: string;

@@ -1,6 +1,6 @@
 import { signingCredentials } from '../certificates/certificates.js';
 import { toStoredInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';

@@ -1,6 +1,6 @@
 import { undici } from '../net/undici.js';
 import { signingCredentials } from '../certificates/certificates.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { afterCommit, inTransaction } from '../store/database.js';

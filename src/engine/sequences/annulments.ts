@@ -1,7 +1,7 @@
 import { logStateChange } from '../log/state-change.js';
 import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { EngineError, ValidationError, conflict, notFound, type FieldError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { signingCredentials } from '../certificates/certificates.js';

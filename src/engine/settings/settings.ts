@@ -37,15 +37,8 @@ function definition(key: string): SettingDefinition {
  * typed by the key's schema and checked against it on read (a stored value that
  * does not fit is a DamagedColumnError naming the key, never a silent cast).
  */
-export async function getSetting<K extends SettingKey>(engine: Engine, key: K, tenantId?: string | null): Promise<SettingValue<K>>;
-/**
- * @deprecated name no type: `getSetting(engine, key)` is typed by the key. Kept so that callers in
- * submission/ (rewritten by issue 37's conversation work) still compile; a type the key's schema
- * does not give is refused here too.
- */
-export async function getSetting<T>(engine: Engine, key: SettingKeyOf<T>, tenantId?: string | null): Promise<T>;
-export async function getSetting(engine: Engine, key: SettingKey, tenantId?: string | null): Promise<unknown> {
-  return (await settingView(engine, key, tenantId)).value;
+export async function getSetting<K extends SettingKey>(engine: Engine, key: K, tenantId?: string | null): Promise<SettingValue<K>> {
+  return (await settingView(engine, key, tenantId)).value as SettingValue<K>;
 }
 
 /** A stored value read back through its setting's schema. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { fromRowInstant, toDominicanIso, toRowInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { documentHashOf } from '../ecf/views.js';

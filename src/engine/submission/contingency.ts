@@ -1,5 +1,5 @@
 import { fromRowInstant, toDominicanIso } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { emit } from '../events/outbox.js';
 import { getSetting } from '../settings/settings.js';
 import { afterCommit, inTransaction, type Db, type Tx } from '../store/database.js';
@@ -109,7 +109,7 @@ export function setContingency(engine: Engine, active: boolean): Promise<Conting
 
 /** A submission could not reach the authority. */
 export async function noteTransportFailure(engine: Engine): Promise<ContingencyState> {
-  const afterMinutes = await getSetting<number>(engine, 'contingency.after_minutes');
+  const afterMinutes = await getSetting(engine, 'contingency.after_minutes');
   // Inside an announced window the failure is the window's: contingency at once.
   // Without the status services there is no snapshot, and a failure costs no more queries than before.
   const snapshot = await readStatusSnapshot(engine);

@@ -120,7 +120,7 @@ const LEASE_MARGIN_MS = 60_000;
 /** A verdict (code 1, 2 or 4) arrived: accepted, conditional, rejected, or an automatic resend. */
 export async function recordVerdict(engine: Engine, item: WorkItem, owner: string, row: Row, v: Verdict): Promise<void> {
   const now = engine.clock.now();
-  const max = await getSetting<number>(engine, 'retry.max', row.tenant_id);
+  const max = await getSetting(engine, 'retry.max', row.tenant_id);
   await inTransaction(engine.db, async (tx) => {
     const retry = row.retry ? (JSON.parse(row.retry) as { count: number; max: number; nextAttemptAt: string | null }) : null;
     const transient = v.code === 2 ? v.messages.find((m) => TRANSIENT_REJECTION_CODES.has(m.code)) : undefined;

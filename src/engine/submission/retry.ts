@@ -1,5 +1,5 @@
 import { toRowInstant } from '../clock.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { inTransaction } from '../store/database.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { applyMaintenanceWindows, contingencyState, type ContingencyState } from './contingency.js';
 import { authorityStatus, readStatusSnapshot } from '../taxauth/authority-status.js';
 import { statusKeyInfo } from '../taxauth/status-key.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine-types.js';
 import { getEcf } from '../ecf/queries.js';
 import type { EcfView } from '../ecf/views.js';
 import { claimRef, leaseOwnerName, reschedule } from '../work/queue.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { DamagedColumnError } from '../../../src/engine/json-column.js';
 import { getSetting, getSettings, listSettings, setSetting, settingView, unsetSetting } from '../../../src/engine/settings/settings.js';
 import { createTenant } from '../../../src/engine/tenants/tenants.js';

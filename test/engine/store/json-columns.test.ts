@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { DamagedColumnError } from '../../../src/engine/json-column.js';
 import { retryOf, taxauthOf } from '../../../src/engine/ecf/views.js';
 import { closingDataOf } from '../../../src/engine/journal/closing-data.js';

@@ -21,7 +21,8 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEngine, type Engine } from '../../../src/engine/engine.js';
+import { openEngine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { FINAL_STATES } from '../../../src/engine/submission/rules.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { STORE, testDataDir } from '../../helpers.js';

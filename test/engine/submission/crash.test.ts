@@ -12,7 +12,8 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEngine, type Engine } from '../../../src/engine/engine.js';
+import { openEngine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { ecfXml, getEcf } from '../../../src/engine/ecf/queries.js';
 import { testDataDir } from '../../helpers.js';

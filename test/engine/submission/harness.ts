@@ -6,7 +6,7 @@ import { pendingWork } from '../../../src/engine/work/queue.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { getEcf } from '../../../src/engine/ecf/queries.js';
 import { buildApp } from '../../../src/http/app.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import type { ManualClock } from '../../../src/engine/clock.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
 import { afterEach } from 'vitest';

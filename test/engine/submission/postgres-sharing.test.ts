@@ -6,7 +6,8 @@
 // PostgreSQL only: sh scripts/with-postgres.sh npx vitest run test/engine/submission/postgres-sharing.test.ts
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openEngine, type Engine } from '../../../src/engine/engine.js';
+import { openEngine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { setSetting } from '../../../src/engine/settings/settings.js';
 import { FINAL_STATES } from '../../../src/engine/submission/rules.js';

@@ -1,5 +1,5 @@
 import type { ManualClock } from '../../../src/engine/clock.js';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/engine-types.js';
 import { runBackgroundWork } from '../../../src/engine/background-work.js';
 import { pendingWork, type WorkItem } from '../../../src/engine/work/queue.js';
 
