@@ -83,7 +83,8 @@ describe('the conversation with the authority', () => {
             if (['receipt', 'verdict', 'resend', 'not-received', 'unreachable', 'busy', 'token-expired', 'refused'].includes(entry.event.type)) settledSince = true;
             if (entry.event.type === 'lost') settledSince = false;
           } else if ('event' in entry) {
-            if (entry.event.type === 'not-received') settledSince = true;
+            // An answer about the document to an ask or a poll: it has nothing, has it, judged it, or wants it again.
+            if (['not-received', 'received', 'verdict', 'resend'].includes(entry.event.type)) settledSince = true;
           } else if (entry.command.do === 'send') {
             if (sent) expect(settledSince).toBe(true);
             sent = true;
