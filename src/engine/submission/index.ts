@@ -4,3 +4,4 @@
 // What loads heavy modules is in ./heavy.ts.
 export { AttemptView, listAttempts } from './attempts.js';
 export { FINAL_STATES, retryRefusal } from './rules.js';
+export { EcfSending, getEcfSending, sendingOf } from './sending-view.js';
