@@ -232,6 +232,9 @@ describe('migrations', () => {
     }
   });
 
+  /** Migrations that rewrite rows and leave the schema as it was. */
+  const DATA_ONLY = new Set(['0030-sending-state']);
+
   it('undoes each migration exactly with one step down', async () => {
     const db = freshDb();
     await migrateTo(db, 'none'); // creates kysely's bookkeeping only
@@ -244,7 +247,9 @@ describe('migrations', () => {
       const up = await migrateTo(db, name);
       expect(up, name).toEqual([{ name, direction: 'Up', status: 'Success' }]);
       const after = await schemaObjects(db);
-      expect(after, `${name} changes the schema`).not.toEqual(before);
+      // A migration of data only changes no schema object: its own test checks its rows.
+      if (DATA_ONLY.has(name)) expect(after, `${name} changes only data`).toEqual(before);
+      else expect(after, `${name} changes the schema`).not.toEqual(before);
 
       const down = await migrateDown(db);
       expect(down, name).toEqual([{ name, direction: 'Down', status: 'Success' }]);
