@@ -114,7 +114,7 @@ describe.runIf(STORE === 'postgres')('two engine processes on one PostgreSQL dat
           expect(await worker.ready).toBe(true);
           const pollOfFirst = () =>
             engine.db.selectFrom('work').select(['payload', 'due_at', 'lease_owner', 'attempts']).where('ref', '=', first.id).executeTakeFirst();
-          await waitUntil(async () => (await pollOfFirst())?.payload.includes('"poll"') === true && (await pollOfFirst())?.lease_owner === null, 'the first e-CF sent', 30_000);
+          await waitUntil(async () => (await pollOfFirst())?.payload.includes('"answered"') === true && (await pollOfFirst())?.lease_owner === null, 'the first e-CF sent', 30_000);
           const asleep = (await pollOfFirst())!;
           // Its status query comes due 2 s later and stays undone: the pump is in its long wait, and
           // nothing but a ring can end that wait early.
