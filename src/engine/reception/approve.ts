@@ -8,7 +8,6 @@ import { Dec } from '../money.js';
 import { Nullable, type Environment } from '../schema-types.js';
 import { signingKey } from '../signing/xmldsig.js';
 import { inTransaction } from '../store/database.js';
-import type { ApprovalDeliveryState } from '../store/schema.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { appendJournal } from '../journal/append.js';
 import { fieldErrors } from '../validation.js';
@@ -16,6 +15,7 @@ import { laneOf, RECEIVERS_GROUP, taxauthGroup } from '../work/lanes.js';
 import { enqueue } from '../work/queue.js';
 import { isApprovalAutomatic, signAcecf } from './documents.js';
 import { getReceivedEcf } from './queries.js';
+import type { ApprovalDeliveryState } from './delivery-state.js';
 import { DECISIONS, RECEIVED_COLUMNS, type Decision, type ReceivedEcfView } from './views.js';
 
 export const DELIVER_APPROVAL_KIND = 'acecf.deliver';

@@ -1,38 +1,51 @@
-import { undici } from '../net/undici.js';
-import { signingCredentials } from '../certificates/certificates.js';
 import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
-import { signingKey } from '../signing/xmldsig.js';
 import { afterCommit, inTransaction } from '../store/database.js';
-import type { ApprovalDeliveryState } from '../store/schema.js';
-import { multipartBody, uploadName } from '../taxauth/client.js';
-import { TaxauthError, collapseErrorBody } from '../taxauth/errors.js';
-import { isDefiniteRefusal } from '../taxauth/conversation.js';
-import { signSeed } from '../taxauth/token-cache.js';
+import { uploadName } from '../taxauth/client.js';
+import { TaxauthError } from '../taxauth/errors.js';
+import { begin, eventOfError, prepared, step, type Command, type ConversationEvent } from '../taxauth/conversation.js';
 import { complete, reschedule, type WorkItem } from '../work/queue.js';
 import { RECORDED, type WorkOutcome } from '../work/run.js';
-import type { DeliverApprovalPayload } from './approve.js';
 import { nextRung } from '../work/ladder.js';
-import { APPROVAL_DELIVERY_LADDER_MS, RECEIVER_TIMEOUT_MS } from './rules.js';
+import type { DeliverApprovalPayload } from './approve.js';
+import { deliveryStateOf, type ApprovalDeliveryState } from './delivery-state.js';
+import { ReceiverError, describeError, postToReceiver, receiverToken } from './receiver-client.js';
+import { APPROVAL_DELIVERY_LADDER_MS, DELIVERY_CONVERSATION_LIMITS, deliveryOutcome } from './rules.js';
 import { readDecidedAcecf } from './stored.js';
 
 /**
  * Delivers an outgoing ACECF (NOTES §10.3, §10.5): to the issuer's receiver,
  * `{urlAceptacion}/fe/aprobacioncomercial/api/ecf`, found through the
  * authority's directory (authenticating first at `{urlOpcional}/fe/autenticacion`
- * when the entry has one), and to the authority's aprobacioncomercial
- * service. Each target is one work item; the network calls run outside any
- * transaction and each result is recorded with the item's next step in one.
+ * when the entry has one; receiver-client.ts), and to the authority's
+ * aprobacioncomercial service. Each target is one work item; the network
+ * calls run outside any transaction and each result is recorded with the
+ * item's next step in one.
  *
- * A 2xx (the authority: codigo 1) is delivered. A definite no (a 4xx other
- * than 401, 408 and 429 from the receiver; codigo 2 from the authority other
- * than its "try again" message) is refused, for good. Anything else is
- * tried again after 10 s, 1 min, 5 min, 30 min, 2 h and 6 h; the 7th failure
- * is failed.
+ * Each attempt is one exchange of the conversation with the authority
+ * (taxauth/conversation.ts): begin → send → the answer or the failure as an
+ * event, and rules.ts reads the last move: delivered, refused for good, or
+ * tried again after 10 s, 1 min, 5 min, 30 min, 2 h and 6 h; the 7th
+ * failure is failed.
  */
 
+type Target = 'issuer' | 'taxauth';
 
-class Refused extends Error {}
+interface Approval {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly issuer_rnc: string;
+  readonly encf: string;
+  readonly environment: string;
+  readonly tenant_rnc: string;
+}
+
+/** What one attempt came to: the conversation's last command, the other side's reason when it was not a delivery, and where it went. */
+interface Attempt {
+  readonly command: Command;
+  readonly error: string | null;
+  readonly url: string | null;
+}
 
 export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
   const { approvalId, target } = item.payload as DeliverApprovalPayload;
@@ -45,50 +58,25 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
     .executeTakeFirst();
   if (!approval) return { done: true };
   const column = target === 'issuer' ? 'issuer_delivery' : 'taxauth_delivery';
-  const state = JSON.parse(approval[column]) as ApprovalDeliveryState;
+  const state = deliveryStateOf(approval[column], column, approval.id);
   if (state.status !== 'pending') return { done: true };
-  const environment = approval.environment as Environment;
   // Decompressed and checked against its SHA-256: a damaged ACECF is never sent (DocumentDamaged).
   const xml = await readDecidedAcecf(engine, approval, approval.encf);
-  const upload = { rnc: approval.tenant_rnc, encf: approval.encf, xml };
+  const attempt = await attemptDelivery(engine, approval, target, xml, state.url);
 
-  let url = state.url;
-  let outcome: { status: 'delivered' } | { status: 'refused' | 'retry'; error: string };
-  try {
-    if (target === 'taxauth') {
-      const client = await engine.taxauth.client(environment);
-      const verdict = await engine.taxauth.withToken(approval.tenant_id, environment, (t) => client.sendCommercialApproval(t, upload));
-      const said = [verdict.status, ...verdict.messages].filter(Boolean).join('; ');
-      if (verdict.code === 1) outcome = { status: 'delivered' };
-      else if (/intentar nuevamente/i.test(said)) outcome = { status: 'retry', error: `codigo ${verdict.code}: ${said}` };
-      else outcome = { status: 'refused', error: `codigo ${verdict.code}: ${said}` };
-    } else {
-      const client = await engine.taxauth.client(environment);
-      const entry = await engine.taxauth.withToken(approval.tenant_id, environment, (t) => client.directory(t, approval.issuer_rnc));
-      if (!entry?.approvalUrl) throw new Error(`${approval.issuer_rnc} has no commercial-approval URL in the authority's directory`);
-      url = `${entry.approvalUrl.replace(/\/+$/, '')}/fe/aprobacioncomercial/api/ecf`;
-      const bearer = entry.authenticationUrl ? await receiverToken(engine, approval.tenant_id, entry.authenticationUrl) : null;
-      await postToReceiver(url, uploadName(upload), xml, bearer);
-      outcome = { status: 'delivered' };
-    }
-  } catch (e) {
-    const error = describe(e);
-    const definite = e instanceof Refused || (e instanceof TaxauthError && isDefiniteRefusal(e));
-    outcome = { status: definite ? 'refused' : 'retry', error };
-  }
-
+  const outcome = deliveryOutcome(attempt.command);
   const now = engine.clock.now();
   const attempts = state.attempts + 1;
-  const nextAt = outcome.status === 'retry' ? nextRung(APPROVAL_DELIVERY_LADDER_MS, attempts, now) : null;
-  const exhausted = outcome.status === 'retry' && nextAt === null;
+  const nextAt = outcome === 'retry' ? nextRung(APPROVAL_DELIVERY_LADDER_MS, attempts, now) : null;
+  const exhausted = outcome === 'retry' && nextAt === null;
   const next: ApprovalDeliveryState = {
-    status: outcome.status === 'delivered' ? 'delivered' : outcome.status === 'refused' ? 'refused' : exhausted ? 'failed' : 'pending',
+    status: outcome === 'delivered' ? 'delivered' : outcome === 'refused' ? 'refused' : exhausted ? 'failed' : 'pending',
     attempts,
-    lastError: outcome.status === 'delivered' ? null : outcome.error.slice(0, 1000),
+    lastError: outcome === 'delivered' ? null : (attempt.error ?? '').slice(0, 1000),
     lastAttemptAt: now.toISOString(),
     nextAttemptAt: nextAt ? nextAt.toISOString() : null,
-    deliveredAt: outcome.status === 'delivered' ? now.toISOString() : null,
-    url,
+    deliveredAt: outcome === 'delivered' ? now.toISOString() : null,
+    url: attempt.url,
   };
   const owner = item.leaseOwner!;
   await inTransaction(engine.db, async (tx) => {
@@ -101,72 +89,55 @@ export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Pr
   return RECORDED;
 }
 
+/** One send of the ACECF to `target`, outside any transaction: the exchange's last move, and what the other side said. */
+async function attemptDelivery(engine: Engine, approval: Approval, target: Target, xml: Buffer, lastUrl: string | null): Promise<Attempt> {
+  const environment = approval.environment as Environment;
+  const upload = { rnc: approval.tenant_rnc, encf: approval.encf, xml };
+  const sending = begin(prepared());
+  let url = lastUrl;
+  try {
+    const client = await engine.taxauth.client(environment);
+    if (target === 'taxauth') {
+      const verdict = await engine.taxauth.withToken(approval.tenant_id, environment, (t) => client.sendCommercialApproval(t, upload));
+      const said = [verdict.status, ...verdict.messages].filter(Boolean).join('; ');
+      // Codigo 2 is a refusal, unless the authority says to try again: then the same ACECF goes again on the ladder.
+      const event: ConversationEvent = verdict.code === 1 ? { type: 'verdict' } : /intentar nuevamente/i.test(said) ? { type: 'resend' } : { type: 'refused' };
+      const move = step(sending.state, event, DELIVERY_CONVERSATION_LIMITS);
+      return { command: move.command, error: verdict.code === 1 ? null : `codigo ${verdict.code}: ${said}`, url };
+    }
+    const entry = await engine.taxauth.withToken(approval.tenant_id, environment, (t) => client.directory(t, approval.issuer_rnc));
+    if (!entry?.approvalUrl) throw new Error(`${approval.issuer_rnc} has no commercial-approval URL in the authority's directory`);
+    url = `${entry.approvalUrl.replace(/\/+$/, '')}/fe/aprobacioncomercial/api/ecf`;
+    const bearer = entry.authenticationUrl ? await receiverToken(engine, approval.tenant_id, entry.authenticationUrl) : null;
+    await postToReceiver(url, uploadName(upload), xml, bearer);
+    return { command: step(sending.state, { type: 'verdict' }, DELIVERY_CONVERSATION_LIMITS).command, error: null, url };
+  } catch (e) {
+    // The authority's port renews a refused token once; a receiver's token is new at every attempt: a 401 here is not renewed again.
+    const move = step({ ...sending.state, renewed: true }, eventOf(e), DELIVERY_CONVERSATION_LIMITS);
+    return { command: move.command, error: describeError(e), url };
+  }
+}
+
+/**
+ * A failure as a conversation event: the authority's and the receiver's the
+ * same way (eventOfError); any other (a directory without the receiver's
+ * URL, credentials not at hand) is one no retry within the attempt mends.
+ */
+function eventOf(e: unknown): ConversationEvent {
+  if (e instanceof TaxauthError || e instanceof ReceiverError) return eventOfError(e);
+  return { type: 'broken' };
+}
+
 /**
  * Each attempt at an outgoing ACECF, once recorded: a refusal or the last
  * failure at warn with the e-NCF and the reason the other side gave (what
  * the operator must act on), a failure that will be tried again at info.
  */
-function logDelivery(engine: Engine, about: { tenantId: string; encf: string; issuerRnc: string; target: 'issuer' | 'taxauth' }, next: ApprovalDeliveryState): void {
+function logDelivery(engine: Engine, about: { tenantId: string; encf: string; issuerRnc: string; target: Target }, next: ApprovalDeliveryState): void {
   const fields = { ...about, approvalDelivery: next.status, attempt: next.attempts, ...(next.lastError && { reason: next.lastError }), ...(next.url && { url: next.url }) };
   const to = about.target === 'issuer' ? `the issuer ${about.issuerRnc}` : 'the authority';
   if (next.status === 'delivered') engine.log.info(fields, `commercial approval of ${about.encf} delivered to ${to}`);
   else if (next.status === 'refused') engine.log.warn(fields, `commercial approval of ${about.encf} refused by ${to}: ${next.lastError}`);
   else if (next.status === 'failed') engine.log.warn(fields, `commercial approval of ${about.encf} not delivered to ${to} after ${next.attempts} attempts: ${next.lastError}`);
   else engine.log.info(fields, `commercial approval of ${about.encf} not delivered to ${to} yet (attempt ${next.attempts}, next at ${next.nextAttemptAt}): ${next.lastError}`);
-}
-
-/** Seed, signature, token at another taxpayer's optional authentication service (NOTES §10.5 step 3). */
-async function receiverToken(engine: Engine, tenantId: string, base: string): Promise<string> {
-  const root = base.replace(/\/+$/, '');
-  const seed = await call(`${root}/fe/autenticacion/api/semilla`, { method: 'GET', headers: { accept: 'application/xml' } });
-  const credentials = await signingCredentials(engine, tenantId);
-  const signed = signSeed(seed.body, signingKey(credentials.privateKey, credentials.certificate));
-  const form = multipartBody('xml', 'semilla.xml', 'text/xml', Buffer.from(signed, 'utf8'));
-  const answer = await call(`${root}/fe/autenticacion/api/validacioncertificado`, {
-    method: 'POST',
-    headers: { accept: 'application/json', 'content-type': form.contentType, 'content-length': String(form.body.length) },
-    body: form.body,
-  });
-  let token: unknown;
-  try {
-    token = (JSON.parse(answer.body) as { token?: unknown }).token;
-  } catch {
-    token = /<token>([^<]+)<\/token>/i.exec(answer.body)?.[1];
-  }
-  if (typeof token !== 'string' || !token) throw new Error("the receiver's validacioncertificado answered without a token");
-  return token;
-}
-
-async function postToReceiver(url: string, fileName: string, xml: Buffer, bearer: string | null): Promise<void> {
-  const form = multipartBody('xml', fileName, 'text/xml', xml);
-  const headers: Record<string, string> = { 'content-type': form.contentType, 'content-length': String(form.body.length) };
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  await call(url, { method: 'POST', headers, body: form.body });
-}
-
-/** One request with a whole-call timeout; a definite 4xx is Refused, anything else non-2xx an Error. */
-async function call(url: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: Buffer }): Promise<{ body: string }> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), RECEIVER_TIMEOUT_MS);
-  try {
-    const response = await undici().request(url, { ...options, signal: controller.signal, headers: { 'user-agent': 'ecf-appliance', ...options.headers } });
-    const body = await response.body.text();
-    if (response.statusCode >= 200 && response.statusCode < 300) return { body };
-    const said = collapseErrorBody(body, String(response.headers['content-type'] ?? '')) || `HTTP ${response.statusCode}`;
-    const message = `${new URL(url).pathname}: HTTP ${response.statusCode}: ${said}`;
-    const s = response.statusCode;
-    if (s >= 400 && s < 500 && s !== 401 && s !== 408 && s !== 429) throw new Refused(message);
-    throw new Error(message);
-  } catch (e) {
-    if (controller.signal.aborted) throw new Error(`no answer from ${new URL(url).host} within ${RECEIVER_TIMEOUT_MS} ms`);
-    throw e;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function describe(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const code = (e as { code?: unknown }).code;
-  return `${typeof code === 'string' ? `${code}: ` : ''}${e.message}`;
 }

@@ -3,8 +3,8 @@ import type { Selectable } from 'kysely';
 import { toDominicanIso } from '../clock.js';
 import { EnvironmentSchema, Nullable, Uuid } from '../schema-types.js';
 import type { Environment } from '../schema-types.js';
-import { parseJsonColumn } from '../json-column.js';
 import type { InboundApprovalsTable, ReceivedEcfApprovalsTable, ReceivedEcfTable } from '../store/schema.js';
+import { deliveryStateOf, type DeliveryColumn } from './delivery-state.js';
 import { isApprovalAutomatic } from './documents.js';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -122,19 +122,9 @@ export function summaryView(row: ReceivedRow, decision: string | null): Received
   };
 }
 
-/** `received_ecf_approvals.issuer_delivery` and `.taxauth_delivery`: one delivery of an outgoing ACECF (store/schema.ts ApprovalDeliveryState). */
-const ApprovalDeliveryColumn = Type.Object({
-  status: Type.String(),
-  attempts: Type.Integer(),
-  lastError: Nullable(Type.String()),
-  lastAttemptAt: Nullable(Type.String()),
-  nextAttemptAt: Nullable(Type.String()),
-  deliveredAt: Nullable(Type.String()),
-  url: Nullable(Type.String()),
-});
-
-const deliveryView = (json: string, column: 'issuer_delivery' | 'taxauth_delivery') => {
-  const s = parseJsonColumn(ApprovalDeliveryColumn, json, `received_ecf_approvals.${column}`);
+/** One delivery of an outgoing ACECF as shown (delivery-state.ts holds its stored shape). */
+const deliveryView = (json: string, column: DeliveryColumn, approvalId: string) => {
+  const s = deliveryStateOf(json, column, approvalId);
   const iso = (v: string | null) => (v ? toDominicanIso(v) : null);
   return {
     status: s.status,
@@ -155,7 +145,7 @@ export function approvalView(a: ApprovalRow, acecf: Buffer): CommercialApprovalV
     rejectionReason: a.rejection_reason,
     decidedAt: toDominicanIso(a.decided_at),
     acecf: acecf.toString('utf8'),
-    deliveries: { issuer: deliveryView(a.issuer_delivery, 'issuer_delivery'), taxauth: deliveryView(a.taxauth_delivery, 'taxauth_delivery') },
+    deliveries: { issuer: deliveryView(a.issuer_delivery, 'issuer_delivery', a.id), taxauth: deliveryView(a.taxauth_delivery, 'taxauth_delivery', a.id) },
   };
 }
 

@@ -1,28 +1,27 @@
 import { logStateChange } from '../log/state-change.js';
 import type { Selectable } from 'kysely';
-import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine-types.js';
-import { EngineError, ValidationError, conflict, notFound, type FieldError } from '../errors.js';
-import { isUuid, newId } from '../ids.js';
+import { ValidationError, type FieldError } from '../errors.js';
+import { newId } from '../ids.js';
 import { signingCredentials } from '../certificates/certificates.js';
 import { documentOrder, signAnecf, type AnnulledRange, type SignedAnecf } from '../documents/anecf-xml.js';
-import type { EcfType } from '../documents/payload.js';
-import { TYPE_NAMES } from '../documents/types.js';
 import type { Environment } from '../schema-types.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
-import { inTransaction, type Db, type Tx } from '../store/database.js';
+import { inTransaction, type Tx } from '../store/database.js';
 import { forUpdate } from '../store/locking.js';
 import type { PreparedDocument } from '../store/documents/index.js';
-import type { AnnulmentLinesTable, AnnulmentsTable, SequenceRangesTable } from '../store/schema.js';
-import { annulmentAnswer } from '../taxauth/client.js';
-import { TaxauthError } from '../taxauth/errors.js';
-import { isDefiniteRefusal } from '../taxauth/conversation.js';
-import type { AnnulmentAnswer } from '../taxauth/types.js';
+import type { SequenceRangesTable } from '../store/schema.js';
 import { requireTenant, tenantKey } from '../tenants/lookup.js';
 import { check } from '../validation.js';
 import { appendJournal } from '../journal/append.js';
+import { sendAnnulment, sendLeaseMs } from './annulment-send.js';
+import { annulmentView, type AnnulmentLineRow, type AnnulmentRow } from './annulment-views.js';
 import { MAX_SEQUENTIAL, encfOf, skipAnnulled } from './ranges.js';
 import { AnnulBody, MAX_ANNULMENT_LINES_PER_TYPE, type AnnulmentView } from './schemas.js';
+
+export { getAnnulment, listAnnulments } from './annulment-views.js';
+export { retryAnnulment } from './annulment-retry.js';
+export { ANNULLED_CODE } from './rules.js';
 
 /**
  * Sequence annulments (ANECF, NOTES §11). One request discards never-used
@@ -38,109 +37,27 @@ import { AnnulBody, MAX_ANNULMENT_LINES_PER_TYPE, type AnnulmentView } from './s
  * go through). A retry sends the same stored bytes again; it is allowed
  * from `failed` and `rejected`. A `sending` record whose send lease ran
  * out belongs to a process that stopped mid-send: it reads as `failed`.
+ *
+ * This file holds the request: its lines checked against the store
+ * (placeLines) and the discard with the signed ANECF (annulSequences). The
+ * views are in annulment-views.ts, the send in annulment-send.ts (through
+ * the conversation with the authority) with its recorder in
+ * annulment-recorder.ts, the retry in annulment-retry.ts.
  */
 
-type Row = Selectable<AnnulmentsTable>;
-type LineRow = Selectable<AnnulmentLinesTable>;
+type Row = AnnulmentRow;
+type LineRow = AnnulmentLineRow;
 type RangeRow = Selectable<SequenceRangesTable>;
-
-/** The authority's codigo for "Satisfactorio", the one success observed (NOTES §4.8). */
-export const ANNULLED_CODE = '15';
 
 /** CantidadeNCFAnulados has at most ten digits. */
 const MAX_TOTAL = 9_999_999_999;
-
-/**
- * A send is seed, signed seed and anularrango, each once more after a 401:
- * at most six calls of the client's timeout. Past that the process that
- * sent it is gone.
- */
-const LEASE_CALLS = 6;
-
-const INTERRUPTED = 'The send was interrupted before the authority’s answer was recorded (the process stopped); retry to send the same document again.';
 
 interface Line extends AnnulledRange {
   /** Index in the request. */
   readonly position: number;
 }
 
-type Outcome =
-  | { readonly status: 'voided' | 'rejected'; readonly answer: AnnulmentAnswer }
-  | { readonly status: 'failed'; readonly error: string };
-
-// ---- views
-
 const describe = (l: AnnulledRange): string => `${encfOf(l.series, l.type, l.from)}–${encfOf(l.series, l.type, l.to)}`;
-
-function view(row: Row, lines: readonly LineRow[], now: Date): AnnulmentView {
-  const interrupted = row.status === 'sending' && row.sending_until !== null && now.toISOString() >= row.sending_until;
-  return {
-    id: row.id,
-    environment: row.environment as Environment,
-    reason: row.reason,
-    status: interrupted ? 'failed' : row.status,
-    totalCount: row.total_count,
-    lines: [...lines]
-      .sort((a, b) => a.position - b.position)
-      .map((l) => ({
-        type: l.type,
-        series: l.series,
-        rangeFrom: l.range_from,
-        rangeTo: l.range_to,
-        count: l.range_to - l.range_from + 1,
-        typeName: TYPE_NAMES[l.type as EcfType],
-      })),
-    taxauthCode: row.taxauth_code,
-    taxauthMessages: JSON.parse(row.taxauth_messages) as string[],
-    lastError: interrupted ? INTERRUPTED : row.last_error,
-    attempts: row.attempts,
-    submittedAt: row.submitted_at ? toDominicanIso(row.submitted_at) : null,
-    voidedAt: row.voided_at ? toDominicanIso(row.voided_at) : null,
-    createdAt: toDominicanIso(row.created_at),
-  };
-}
-
-const linesOf = (db: Db, annulmentId: string) =>
-  db.selectFrom('annulment_lines').selectAll().where('annulment_id', '=', annulmentId).orderBy('position').execute();
-
-/** GET /sequences/annulments: the tenant's annulments, newest first. */
-export async function listAnnulments(engine: Engine, tenantId: string): Promise<AnnulmentView[]> {
-  await requireTenant(engine.db, tenantId);
-  const rows = await engine.db
-    .selectFrom('annulments')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  const lines = await engine.db
-    .selectFrom('annulment_lines')
-    .innerJoin('annulments', 'annulments.id', 'annulment_lines.annulment_id')
-    .selectAll('annulment_lines')
-    .where('annulments.tenant_id', '=', tenantId)
-    .execute();
-  const byAnnulment = new Map<string, LineRow[]>();
-  for (const l of lines) {
-    const list = byAnnulment.get(l.annulment_id) ?? [];
-    list.push(l);
-    byAnnulment.set(l.annulment_id, list);
-  }
-  const now = engine.clock.now();
-  return rows.map((r) => view(r, byAnnulment.get(r.id) ?? [], now));
-}
-
-async function findRow(db: Db, tenantId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Row> {
-  const query = db.selectFrom('annulments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
-  const row = isUuid(id) ? await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst() : undefined;
-  if (!row) throw notFound('Annulment');
-  return row;
-}
-
-/** GET /sequences/annulments/{id}; another tenant's answers 404. */
-export async function getAnnulment(engine: Engine, tenantId: string, id: string): Promise<AnnulmentView> {
-  const row = await findRow(engine.db, tenantId, id);
-  return view(row, await linesOf(engine.db, row.id), engine.clock.now());
-}
 
 // ---- validation
 
@@ -294,7 +211,7 @@ function overlapping<T extends { range_from: number; range_to: number }>(sorted:
   return out;
 }
 
-// ---- annul, send, retry
+// ---- annul
 
 const INSERT_CHUNK = 500;
 
@@ -393,48 +310,7 @@ export async function annulSequences(engine: Engine, tenantId: string, body: unk
     return { row, stored };
   });
 
-  return view(await deliver(engine, row, tenant.rnc, stored), stored, engine.clock.now());
-}
-
-/**
- * POST /sequences/annulments/{id}/retry: sends the same signed bytes again,
- * for a `failed` or `rejected` annulment (or one whose sender stopped
- * mid-send). 409 `Annulment.NotRetryable` once voided, `Annulment.InProgress`
- * while another send is in flight.
- */
-export async function retryAnnulment(engine: Engine, tenantId: string, id: string): Promise<AnnulmentView> {
-  const tenant = await requireTenant(engine.db, tenantId);
-  const known = await findRow(engine.db, tenantId, id);
-  const leaseMs = await sendLeaseMs(engine, known.environment as Environment);
-  const now = engine.clock.now();
-  const claimed = await inTransaction(engine.db, async (tx) => {
-    // Two retries at once: the second waits here, then sees the first one's `sending`.
-    const row = await findRow(tx, tenantId, id, { forUpdate: true });
-    if (row.status === 'voided') {
-      throw conflict('Annulment.NotRetryable', `Annulment ${row.id} is voided: the authority confirmed it${row.voided_at ? ` at ${toDominicanIso(row.voided_at)}` : ''}.`);
-    }
-    if (row.status === 'sending' && row.sending_until !== null && now.toISOString() < row.sending_until) {
-      throw conflict('Annulment.InProgress', `Annulment ${row.id} is being sent now; wait for its answer.`);
-    }
-    const next: Row = {
-      ...row,
-      status: 'sending',
-      attempts: row.attempts + 1,
-      sending_until: new Date(now.getTime() + leaseMs).toISOString(),
-      updated_at: now.toISOString(),
-    };
-    await tx
-      .updateTable('annulments')
-      .set({ status: next.status, attempts: next.attempts, sending_until: next.sending_until, updated_at: next.updated_at })
-      .where('id', '=', row.id)
-      .execute();
-    logStateChange(engine.log, tx, {
-      subject: 'annulment', tenantId, id: row.id, from: row.status, to: 'sending', attempt: next.attempts, extra: { environment: row.environment, retry: true },
-    });
-    return next;
-  });
-  const lines = await linesOf(engine.db, claimed.id);
-  return view(await deliver(engine, claimed, tenant.rnc, lines), lines, engine.clock.now());
+  return annulmentView(await sendAnnulment(engine, row, tenant.rnc, stored), stored, engine.clock.now());
 }
 
 async function signedAnecf(engine: Engine, rnc: string, lines: readonly Line[], now: Date, key: SigningKey): Promise<{ signed: SignedAnecf; prepared: PreparedDocument } | { error: unknown }> {
@@ -444,88 +320,4 @@ async function signedAnecf(engine: Engine, rnc: string, lines: readonly Line[], 
   } catch (error) {
     return { error };
   }
-}
-
-async function sendLeaseMs(engine: Engine, environment: Environment): Promise<number> {
-  return (await engine.taxauth.settings(environment)).timeoutMs * LEASE_CALLS;
-}
-
-/** Sends the stored bytes, outside any transaction, and records what came of it. */
-async function deliver(engine: Engine, row: Row, rnc: string, lines: readonly LineRow[]): Promise<Row> {
-  const environment = row.environment as Environment;
-  const first = documentOrder(lines.map((l) => ({ type: l.type, series: l.series, from: l.range_from, to: l.range_to })))[0]!;
-  let outcome: Outcome;
-  // Decompressed and checked against xml_sha256: a damaged ANECF is never sent (DocumentDamaged).
-  const xml = await engine.documents.read(engine.db, row.xml, row.xml_sha256, { table: 'annulments', id: row.id, encf: encfOf(first.series, first.type, first.from) });
-  try {
-    const client = await engine.taxauth.client(environment);
-    const answer = await engine.taxauth.withToken(row.tenant_id, environment, (token) =>
-      client.annulRanges(token, { rnc, encf: encfOf(first.series, first.type, first.from), xml }),
-    );
-    outcome = { status: answer.code === ANNULLED_CODE ? 'voided' : 'rejected', answer };
-  } catch (e) {
-    const known = outcomeOfError(e);
-    if (!known) {
-      await record(engine, row, { status: 'failed', error: `Unexpected error while sending: ${e instanceof Error ? e.message : String(e)}` }, encfOf(first.series, first.type, first.from));
-      throw e;
-    }
-    outcome = known;
-  }
-  return record(engine, row, outcome, encfOf(first.series, first.type, first.from));
-}
-
-/**
- * A refusal of the ANECF itself (a 4xx answer of anularrango other than an
- * authentication one) is the authority's verdict; every other failure means
- * the document got no answer.
- */
-function outcomeOfError(e: unknown): Outcome | null {
-  if (e instanceof TaxauthError) {
-    if (e.operation === 'anulacionrangos' && isDefiniteRefusal(e)) {
-      const answer = annulmentAnswer(e.rawBody ?? '') ?? { rnc: null, code: null, name: null, messages: [e.message] };
-      return { status: 'rejected', answer };
-    }
-    const where = e.operation ? ` (${e.operation})` : '';
-    const error = e.kind === 'http' ? `The tax authority answered HTTP ${e.status}${where}: ${e.message}` : e.message;
-    return { status: 'failed', error };
-  }
-  if (e instanceof EngineError) return { status: 'failed', error: `${e.code}: ${e.message}` };
-  return null;
-}
-
-/**
- * Records a send's outcome in one statement. It applies only to the attempt
- * it belongs to: a send that outlived its lease, whose record another
- * attempt took over, records nothing.
- */
-async function record(engine: Engine, row: Row, outcome: Outcome, encf: string): Promise<Row> {
-  const now = engine.clock.now().toISOString();
-  const changes: Partial<Row> =
-    outcome.status === 'failed'
-      ? { status: 'failed', last_error: outcome.error }
-      : {
-          status: outcome.status,
-          taxauth_code: outcome.answer.code,
-          taxauth_messages: JSON.stringify(outcome.answer.messages),
-          last_error: null,
-          submitted_at: now,
-          voided_at: outcome.status === 'voided' ? now : null,
-        };
-  const result = await engine.db
-    .updateTable('annulments')
-    .set({ ...changes, sending_until: null, updated_at: now })
-    .where('id', '=', row.id)
-    .where('status', '=', 'sending')
-    .where('attempts', '=', row.attempts)
-    .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) return findRow(engine.db, row.tenant_id, row.id);
-  // One statement on the store's own connection: committed by now.
-  logStateChange(engine.log, engine.db, {
-    subject: 'annulment', tenantId: row.tenant_id, id: row.id, encf, from: 'sending', to: outcome.status, attempt: row.attempts,
-    extra: {
-      environment: row.environment,
-      ...(outcome.status === 'failed' ? { err: outcome.error } : { code: outcome.answer.code }),
-    },
-  });
-  return { ...row, ...changes, sending_until: null, updated_at: now };
 }

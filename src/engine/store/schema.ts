@@ -439,20 +439,6 @@ export interface ReceivedEcfTable {
   received_at: string;
 }
 
-/** JSON of one delivery of an outgoing ACECF. */
-export interface ApprovalDeliveryState {
-  /** pending, delivered, refused (a final no from the other side) or failed (retries ran out) */
-  status: string;
-  attempts: number;
-  lastError: string | null;
-  /** When the last attempt was made, or when the next one is due while pending. */
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  /** Where it went (the issuer's receiver URL); null for the authority. */
-  url: string | null;
-}
-
 /** The tenant's commercial decision over a received e-CF: the signed ACECF and its two deliveries. */
 export interface ReceivedEcfApprovalsTable {
   id: string;
@@ -464,7 +450,7 @@ export interface ReceivedEcfApprovalsTable {
   xml: Buffer;
   xml_sha256: string;
   decided_at: string;
-  /** ApprovalDeliveryState as JSON */
+  /** JSON of one delivery of the ACECF: its schema is reception/delivery-state.ts (ApprovalDeliveryColumn). */
   issuer_delivery: string;
   taxauth_delivery: string;
 }

@@ -58,7 +58,8 @@ export class TaxauthError extends Error {
   }
 }
 
-function isTransient(kind: TaxauthErrorKind, status: number | null): boolean {
+/** Whether trying again later is reasonable (see above); also how a receiver's failures are read (reception/receiver-client.ts). */
+export function isTransient(kind: TaxauthErrorKind, status: number | null): boolean {
   if (kind === 'timeout' || kind === 'network') return true;
   if (kind === 'http' && status !== null) return status >= 500 || status === 408 || status === 429;
   return false;

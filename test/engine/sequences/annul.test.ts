@@ -248,3 +248,23 @@ describe('POST /sequences/annulments through the engine and the sandbox', () => 
     expect(ok.ecf.encf).toBe('E310000000051');
   });
 });
+
+describe('an annulment’s exchange with the authority has no ladder', () => {
+  it('a busy authority (503) fails the annulment at once with the answer; the person retries it', async () => {
+    const h = await annulHarness();
+    h.sandbox.control.script({ outcomes: [{ kind: 'http5xx', status: 503 }] });
+    const failed = await annul(h, [line(45, 1, 5)]);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, taxauthCode: null, submittedAt: null });
+    expect(failed.lastError).toContain('HTTP 503 (anulacionrangos)');
+    expect(h.sandbox.control.annulments()).toEqual([]);
+    expect(await retryAnnulment(h.engine, h.tenant.id, failed.id)).toMatchObject({ status: 'voided', attempts: 2, lastError: null });
+  });
+
+  it('a damaged taxauth_messages column reads as Store.ColumnDamaged, naming the row', async () => {
+    const h = await annulHarness();
+    const record = await annul(h, [line(46, 1, 1)]);
+    await h.engine.db.updateTable('annulments').set({ taxauth_messages: '{"not":"a list"}' }).where('id', '=', record.id).execute();
+    await expect(getAnnulment(h.engine, h.tenant.id, record.id)).rejects.toMatchObject({ code: 'Store.ColumnDamaged', where: `annulments.taxauth_messages of ${record.id}` });
+    await expect(listAnnulments(h.engine, h.tenant.id)).rejects.toMatchObject({ code: 'Store.ColumnDamaged' });
+  });
+});
