@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
 import { buildCase } from '../../src/engine/certification/case-document.js';
 import type { WorkbookKind } from '../../src/engine/certification/columns.js';
-import { multipartBody } from '../../src/engine/taxauth/client.js';
+import { multipartBody } from '../../src/engine/taxauth/upload.js';
 import { signSeed } from '../../src/engine/taxauth/token-cache.js';
 import type { WorkbookRow } from '../../src/sandbox/certification/compare.js';
 import type { CertificationSources } from '../../src/sandbox/certification/mode.js';

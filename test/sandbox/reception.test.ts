@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { multipartBody } from '../../src/engine/taxauth/client.js';
+import { multipartBody } from '../../src/engine/taxauth/upload.js';
 import { TaxauthError } from '../../src/engine/taxauth/errors.js';
 import { TaxauthClient } from '../../src/engine/taxauth/client.js';
 import { SANDBOX_CODES } from '../../src/sandbox/index.js';

@@ -9,7 +9,7 @@ import { ValidationError } from '../errors.js';
 import { signAcecf } from '../reception/documents.js';
 import { parseXml, textOf, verifySignature } from '../signing/verify.js';
 import { signingKey, type SigningKey } from '../signing/xmldsig.js';
-import { multipartBody } from '../taxauth/client.js';
+import { multipartBody } from '../taxauth/upload.js';
 import { signSeed } from '../taxauth/token-cache.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
 import { afterCommit, inTransaction } from '../store/database.js';
-import { uploadName } from '../taxauth/client.js';
+import { uploadName } from '../taxauth/upload.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { begin, eventOfError, prepared, step, type Command, type ConversationEvent } from '../taxauth/conversation.js';
 import { complete, reschedule, type WorkItem } from '../work/queue.js';

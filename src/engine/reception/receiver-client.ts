@@ -2,7 +2,7 @@ import { undici } from '../net/undici.js';
 import { signingCredentials } from '../certificates/certificates.js';
 import type { Engine } from '../engine-types.js';
 import { signingKey } from '../signing/xmldsig.js';
-import { multipartBody } from '../taxauth/client.js';
+import { multipartBody } from '../taxauth/upload.js';
 import { collapseErrorBody, isTransient, type TaxauthErrorKind } from '../taxauth/errors.js';
 import { signSeed } from '../taxauth/token-cache.js';
 import { RECEIVER_TIMEOUT_MS } from './rules.js';

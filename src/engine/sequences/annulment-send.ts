@@ -2,7 +2,7 @@ import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
 import { documentOrder } from '../documents/anecf-xml.js';
 import type { Environment } from '../schema-types.js';
-import { annulmentAnswer } from '../taxauth/client.js';
+import { annulmentAnswer } from '../taxauth/parse.js';
 import { begin, eventOfError, prepared, step, type Move } from '../taxauth/conversation.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import type { AnnulmentAnswer } from '../taxauth/types.js';

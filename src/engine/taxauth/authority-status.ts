@@ -1,7 +1,7 @@
 import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine-types.js';
 import type { Environment } from '../schema-types.js';
-import { taxauthAgent } from './client.js';
+import { taxauthAgent } from './agent.js';
 import { TaxauthError } from './errors.js';
 import { StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
 import { STATUS_SNAPSHOT_STATE, readStatusKey, statusKeyInfo } from './status-key.js';

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { undici } from '../net/undici.js';
-import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, tlsConnectOptions, type TaxauthTls } from './tls.js';
-import { TaxauthError, collapseErrorBody, decodeEntities } from './errors.js';
+import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, type TaxauthTls } from './tls.js';
+import { TaxauthError, collapseErrorBody, decodeEntities, describeCause, redactToken } from './errors.js';
 import { observeTaxauthCall } from './call-listeners.js';
 import {
   STATUS_TEXT,
@@ -14,8 +13,12 @@ import {
   parseAuthorityDate,
   pick,
   text,
+  tryJson,
+  annulmentAnswer,
   verdictCode,
 } from './parse.js';
+import { multipartBody, toBuffer, uploadName } from './upload.js';
+import { taxauthAgent } from './agent.js';
 import type {
   AnnulmentAnswer,
   ApprovalVerdict,
@@ -69,33 +72,8 @@ const PATHS = {
   directory: 'consultadirectorio/api/consultas/obtenerdirectorioporrnc',
 } as const;
 
-const RNC = /^(?:\d{9}|\d{11})$/;
-const ENCF = /^E\d{12}$/;
-
 /** Lifetime the authority documents for a token, used when its answer has no readable dates (NOTES §2). */
 const DOCUMENTED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
-
-let sharedAgent: { readonly key: string; readonly agent: Agent } | undefined;
-
-/**
- * The process-wide dispatcher: keep-alive connections, with the TLS version
- * and ciphers of the settings `taxauth.tls_min_version` and
- * `taxauth.tls_ciphers` (NOTES §3.1: the authority changed its TLS
- * requirements before). Every client reads the settings when it is made
- * (engine.taxauth.client, one query with the URLs), so a changed setting gives a new
- * Agent from the next client on; the old one is left to its keep-alive
- * timeout rather than closed under the calls still using it.
- */
-export function taxauthAgent(tls: TaxauthTls = DEFAULT_TLS): Agent {
-  const key = `${tls.minVersion}|${tls.ciphers ?? ''}`;
-  if (sharedAgent?.key !== key) sharedAgent = { key, agent: buildTaxauthAgent(tls) };
-  return sharedAgent.agent;
-}
-
-/** An Agent with these TLS options; `extra` adds connect options (a test's `ca`). */
-export function buildTaxauthAgent(tls: TaxauthTls, extra: Readonly<Record<string, unknown>> = {}): Agent {
-  return new (undici().Agent)({ connect: { ...tlsConnectOptions(tls), ...extra }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-}
 
 interface Answer {
   readonly status: number;
@@ -175,7 +153,7 @@ export class TaxauthClient {
     const trackId = text(pick(json, 'trackId', 'trackid'));
     if (!trackId) {
       const said = collapseErrorBody(answer.body, answer.contentType);
-      throw protocol(op, said ? `no trackId in the answer: ${redact(said, token)}` : 'no trackId in the answer', answer, token);
+      throw protocol(op, said ? `no trackId in the answer: ${redactToken(said, token)}` : 'no trackId in the answer', answer, token);
     }
     return { trackId };
   }
@@ -362,7 +340,7 @@ export class TaxauthClient {
       const contentType = headerValue(response.headers['content-type']);
       const answer: Answer = { status: response.statusCode, body: text, contentType };
       if (response.statusCode < 200 || response.statusCode > 299) {
-        const error = TaxauthError.fromResponse(response.statusCode, redact(text, options.token), contentType, op);
+        const error = TaxauthError.fromResponse(response.statusCode, redactToken(text, options.token), contentType, op);
         throw error;
       }
       return answer;
@@ -373,73 +351,18 @@ export class TaxauthClient {
       }
       const code = (e as { code?: unknown }).code;
       if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-        throw new TaxauthError('timeout', `No answer from the tax authority (${op}): ${describe(e)}`, { operation: op });
+        throw new TaxauthError('timeout', `No answer from the tax authority (${op}): ${describeCause(e)}`, { operation: op });
       }
-      const why = isTlsFailure(e) ? explainTlsFailure(tlsCause(e), this.#tls) : describe(e);
-      throw new TaxauthError('network', redact(`Could not reach the tax authority (${op}): ${why}`, options.token), { operation: op });
+      const why = isTlsFailure(e) ? explainTlsFailure(tlsCause(e), this.#tls) : describeCause(e);
+      throw new TaxauthError('network', redactToken(`Could not reach the tax authority (${op}): ${why}`, options.token), { operation: op });
     } finally {
       clearTimeout(timer);
     }
   }
 }
 
-/**
- * anularrango's answer `{rnc, codigo, nombre, mensajes}` (NOTES §4.8), from a
- * parsed JSON body or its text; null when the body is not such an answer.
- * `mensajes` are documented as strings; objects `{valor, codigo}` are read too.
- */
-export function annulmentAnswer(body: unknown): AnnulmentAnswer | null {
-  const json = typeof body === 'string' ? tryJson(body) : body;
-  if (!isRecord(json)) return null;
-  const code = text(pick(json, 'codigo', 'code'));
-  const name = text(pick(json, 'nombre', 'estado'));
-  const list = pick(json, 'mensajes', 'mensaje', 'messages');
-  if (code === null && name === null && list === undefined) return null;
-  return {
-    rnc: text(pick(json, 'rnc')),
-    code,
-    name,
-    messages: messages(list).map((m) => m.value || String(m.code)),
-  };
-}
-
-/** `{RNC}{eNCF}.xml`, the name the authority requires of an upload (NOTES §3.1). */
-export function uploadName(upload: Pick<EcfUpload, 'rnc' | 'encf'>): string {
-  if (!RNC.test(upload.rnc)) throw new TypeError(`An upload needs the issuer's RNC (9 or 11 digits), not ${JSON.stringify(upload.rnc)}.`);
-  if (!ENCF.test(upload.encf)) throw new TypeError(`An upload needs an e-NCF like E310000000001, not ${JSON.stringify(upload.encf)}.`);
-  return `${upload.rnc}${upload.encf}.xml`;
-}
-
-/**
- * multipart/form-data with one file part, as one Buffer so its length is
- * known. The boundary is random and checked against the content.
- */
-export function multipartBody(field: string, fileName: string, partType: string, content: Buffer): { body: Buffer; contentType: string } {
-  let boundary: string;
-  do boundary = `----ecf${randomBytes(16).toString('hex')}`;
-  while (content.includes(boundary));
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName.replace(/["\r\n\\]/g, '_')}"\r\nContent-Type: ${partType}\r\n\r\n`,
-    'utf8',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
-  return { body: Buffer.concat([head, content, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-const toBuffer = (xml: Buffer | string): Buffer => (typeof xml === 'string' ? Buffer.from(xml, 'utf8') : xml);
-
 function query(params: Record<string, string>): string {
   return new URLSearchParams(params).toString();
-}
-
-function tryJson(body: string): unknown {
-  const t = body.charCodeAt(0) === 0xfeff ? body.slice(1).trim() : body.trim();
-  if (t === '') return undefined;
-  try {
-    return JSON.parse(t) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 const headerValue = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
@@ -455,22 +378,9 @@ function verdictOf(op: string, obj: Record<string, unknown>, answer: Answer, tok
 function protocol(op: string, what: string, answer: Answer, token?: string): TaxauthError {
   return new TaxauthError('protocol', `Unexpected answer from the tax authority (${op}): ${what}.`, {
     status: answer.status,
-    rawBody: redact(answer.body, token),
+    rawBody: redactToken(answer.body, token),
     operation: op,
   });
-}
-
-/** The text with the token taken out; the token must not travel in errors. */
-function redact(value: string, token: string | undefined): string {
-  return token && token.length >= 4 ? value.split(token).join('[token]') : value;
-}
-
-function describe(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const code = (e as { code?: unknown }).code;
-  const cause = (e as { cause?: unknown }).cause;
-  const causeText = cause instanceof Error && cause.message && cause.message !== e.message ? ` (${cause.message})` : '';
-  return `${typeof code === 'string' ? `${code}: ` : ''}${e.message}${causeText}`;
 }
 
 const escapeXml = (v: string): string => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -203,3 +203,18 @@ function modelStateText(errors: Record<string, unknown>): string {
     .filter(Boolean)
     .join('; ');
 }
+
+/** The text with the token taken out; the token must not travel in errors. */
+export function redactToken(value: string, token: string | undefined): string {
+  return token && token.length >= 4 ? value.split(token).join('[token]') : value;
+}
+
+/** A thrown error in one line: its code, message and cause. */
+export function describeCause(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const code = (e as { code?: unknown }).code;
+  const cause = (e as { cause?: unknown }).cause;
+  const causeText = cause instanceof Error && cause.message && cause.message !== e.message ? ` (${cause.message})` : '';
+  return `${typeof code === 'string' ? `${code}: ` : ''}${e.message}${causeText}`;
+}
+

@@ -1,4 +1,7 @@
-export { TaxauthClient, annulmentAnswer, buildTaxauthAgent, multipartBody, taxauthAgent, uploadName, type TaxauthClientOptions } from './client.js';
+export { TaxauthClient, type TaxauthClientOptions } from './client.js';
+export { buildTaxauthAgent, taxauthAgent } from './agent.js';
+export { annulmentAnswer } from './parse.js';
+export { multipartBody, uploadName } from './upload.js';
 export { checkConnection, type CheckConnectionOptions, type ConnectionCheck, type ConnectionError } from './connection.js';
 export { DEFAULT_TIMEOUT_MS, DEFAULT_URLS, ENVIRONMENT_SEGMENT, type ClientSettings, type EnvironmentUrls, type StatusHostSettings } from './environments.js';
 export { TaxauthError, collapseErrorBody, type TaxauthErrorKind } from './errors.js';

@@ -1,5 +1,5 @@
 import { toDominicanIso } from '../clock.js';
-import type { TaxauthMessage, VerdictCode } from './types.js';
+import type { AnnulmentAnswer, TaxauthMessage, VerdictCode } from './types.js';
 
 /**
  * Defensive readers for the authority's answers (NOTES §4.2, §4.9): codes
@@ -141,3 +141,35 @@ export function authorityInstant(value: unknown): string | null {
   const parsed = parseAuthorityDate(raw);
   return parsed ? toDominicanIso(parsed) : raw;
 }
+
+/** A JSON body, or undefined when the text is not JSON (a byte-order mark and blanks aside). */
+export function tryJson(body: string): unknown {
+  const t = body.charCodeAt(0) === 0xfeff ? body.slice(1).trim() : body.trim();
+  if (t === '') return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * anularrango's answer `{rnc, codigo, nombre, mensajes}` (NOTES §4.8), from a
+ * parsed JSON body or its text; null when the body is not such an answer.
+ * `mensajes` are documented as strings; objects `{valor, codigo}` are read too.
+ */
+export function annulmentAnswer(body: unknown): AnnulmentAnswer | null {
+  const json = typeof body === 'string' ? tryJson(body) : body;
+  if (!isRecord(json)) return null;
+  const code = text(pick(json, 'codigo', 'code'));
+  const name = text(pick(json, 'nombre', 'estado'));
+  const list = pick(json, 'mensajes', 'mensaje', 'messages');
+  if (code === null && name === null && list === undefined) return null;
+  return {
+    rnc: text(pick(json, 'rnc')),
+    code,
+    name,
+    messages: messages(list).map((m) => m.value || String(m.code)),
+  };
+}
+

@@ -1,5 +1,6 @@
 import type { Engine, TaxauthPort } from '../engine-types.js';
-import { TaxauthClient, taxauthAgent } from './client.js';
+import { TaxauthClient } from './client.js';
+import { taxauthAgent } from './agent.js';
 import { readClientSettings, readStatusHostSettings } from './environments.js';
 import { defaultTokenCache } from './token-cache.js';
 

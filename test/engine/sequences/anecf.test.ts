@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signingCredentials } from '../../../src/engine/certificates/certificates.js';
 import { anecfData, signAnecf, type AnnulledRange } from '../../../src/engine/documents/anecf-xml.js';
-import { annulmentAnswer } from '../../../src/engine/taxauth/client.js';
+import { annulmentAnswer } from '../../../src/engine/taxauth/parse.js';
 import { TaxauthError } from '../../../src/engine/taxauth/errors.js';
 import { signCanonical, signingKey } from '../../../src/engine/signing/xmldsig.js';
 import { serialize, type XmlData } from '../../../src/engine/xml/canonical.js';

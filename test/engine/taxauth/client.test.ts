@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { TaxauthClient, multipartBody, uploadName } from '../../../src/engine/taxauth/client.js';
+import { TaxauthClient } from '../../../src/engine/taxauth/client.js';
+import { multipartBody, uploadName } from '../../../src/engine/taxauth/upload.js';
 import { TaxauthError } from '../../../src/engine/taxauth/errors.js';
 
 /**

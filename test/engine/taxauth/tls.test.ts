@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { setSetting } from '../../../src/engine/settings/settings.js';
-import { TaxauthClient, buildTaxauthAgent, taxauthAgent } from '../../../src/engine/taxauth/client.js';
+import { TaxauthClient } from '../../../src/engine/taxauth/client.js';
+import { buildTaxauthAgent, taxauthAgent } from '../../../src/engine/taxauth/agent.js';
 import { tlsChecks } from '../../../src/engine/taxauth/tls-check.js';
 import { tempDir, testEngine } from '../../helpers.js';
 
