@@ -1,4 +1,4 @@
-import { FINAL_PHASES, answered, begin, eventOfError, prepared, step, type Conversation, type ConversationEvent, type Move } from '../taxauth/conversation.js';
+import { FINAL_PHASES, answered, begin, eventOfError, prepared, step, type Command, type Conversation, type ConversationEvent, type Move } from '../taxauth/conversation.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import type { TaxauthMessage } from '../taxauth/types.js';
 import { caseXml, type CaseRow } from './cases.js';
@@ -25,6 +25,7 @@ import { caseReport, type RunContext } from './run-types.js';
  */
 
 type Call = 'send' | 'ask' | 'poll';
+type GiveUp = Extract<Command, { do: 'give-up' }>['why'];
 
 /** What one turn of a case's exchange left. */
 export interface Turn {
@@ -34,7 +35,7 @@ export interface Turn {
   /** Wait this long before the next call; 0 when the run's own pacing is the wait. */
   readonly waitMs: number;
   /** The conversation gave up: 'unreachable' ends the run as 'waiting'; any other is the error's to tell. */
-  readonly gaveUp?: { readonly why: string; readonly error?: TaxauthError };
+  readonly gaveUp?: { readonly why: GiveUp; readonly error?: TaxauthError };
 }
 
 /** The case's stored state a conversation stands for (the table above, read the other way). */
@@ -153,7 +154,9 @@ async function failed(ctx: RunContext, c: CaseRow, call: Call, at: Conversation,
     return { talk: move.state, failed: false, waitMs: 0 };
   }
   const from: CaseState = call === 'poll' ? 'sent' : 'sending';
-  const stored = storedStateOf(move.state);
+  // A send answered with something nobody can read may have arrived all the same: it stays `sending`, to be asked about.
+  const unreadableSend = call === 'send' && eventOfError(error).type === 'broken';
+  const stored = unreadableSend ? 'sending' : storedStateOf(move.state);
   if (stored !== from) await moveCase(ctx, { ...c, state: from }, from, stored);
   const turn = turnOf(move, call);
   return turn.gaveUp ? { ...turn, gaveUp: { ...turn.gaveUp, error } } : turn;
