@@ -36,6 +36,29 @@ export const POLL_INTERVALS_MS: readonly number[] = [500, 1000, 2000, 2500];
 export const POLL_GIVE_UP_MS = 10 * 60_000;
 
 /**
+ * Waits after a call that could not reach the authority (a timeout, a lost
+ * connection, a 5xx other than 503), one per failure in a row; the fifth
+ * failure in a row stops the run as 'waiting' (run again later). A send
+ * whose answer was lost waits settleAfterMs from its send instead, before
+ * it is asked about.
+ */
+export const TRANSPORT_WAITS_MS: readonly number[] = [1_000, 2_000, 5_000, 10_000];
+
+/**
+ * Waits after the authority answers 429 or 503 ("not now": nothing was
+ * received); they do not count as failures. Past the last one a busy answer
+ * counts as a failure to reach the authority (TRANSPORT_WAITS_MS).
+ */
+export const BUSY_WAITS_MS: readonly number[] = [1_000, 2_000, 5_000, 10_000, 30_000];
+
+/**
+ * The rungs of each ladder as a case's conversation with the authority
+ * counts them (taxauth/conversation.ts). Polls have no count: the run gives
+ * up on verdicts by time (POLL_GIVE_UP_MS), across the whole set.
+ */
+export const CONVERSATION_LIMITS = { polls: Number.POSITIVE_INFINITY, transport: TRANSPORT_WAITS_MS.length, busy: BUSY_WAITS_MS.length } as const;
+
+/**
  * How long after a send whose outcome nobody recorded (the run died in the
  * middle) the authority is asked whether it arrived: a request in flight
  * when the process died may still be processed by the authority. The same
