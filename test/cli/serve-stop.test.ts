@@ -45,7 +45,7 @@ describe('stopping ecf serve', () => {
       const successor = await openEngine({ dataDir, clock: new ManualClock(new Date()) });
       try {
         const [item] = await pendingWork(successor.db);
-        expect(item).toMatchObject({ ref: ecf.id, leaseOwner: null, leaseExpiresAt: null, payload: { phase: 'send', unclear: true } });
+        expect(item).toMatchObject({ ref: ecf.id, leaseOwner: null, leaseExpiresAt: null, payload: { phase: 'unclear' } });
         await waitUntil(() => sandbox.control.inFlight() === 0, 'the sandbox to finish the abandoned send', 60_000);
         sandbox.control.setLoad({ latency: { reception: { delayMs: 0, jitterMs: 0 } } });
 
@@ -80,7 +80,7 @@ describe('stopping ecf serve', () => {
       let dead: string;
       try {
         const [held] = await pendingWork(look.db);
-        expect(held).toMatchObject({ ref: ecf.id, payload: { phase: 'send', unclear: true } });
+        expect(held).toMatchObject({ ref: ecf.id, payload: { phase: 'unclear' } });
         expect(Date.parse(held!.leaseExpiresAt!)).toBeGreaterThan(Date.now() + 60_000);
         dead = held!.leaseOwner!;
       } finally {
@@ -96,7 +96,7 @@ describe('stopping ecf serve', () => {
         try {
           const [item] = await pendingWork(after.db);
           // Not the dead process's any more; still unclear, so the authority is asked first.
-          if (item) expect(item).toMatchObject({ payload: { unclear: true } });
+          if (item) expect(item).toMatchObject({ payload: { phase: 'unclear' } });
           expect(item?.leaseOwner).not.toBe(dead);
           await waitUntil(async () => (await getEcf(after, tenant.id, ecf.id)).status === 'accepted', 'the e-CF to be accepted', 90_000);
           expect(sandbox.control.submissions({ encf: ecf.encf })).toHaveLength(1);

@@ -24,7 +24,7 @@ describe('background work as ecf serve runs it', () => {
     try {
       const ecf = await h.issue();
       await waitUntil(() => h.sandbox.control.submissions({ encf: ecf.encf }).length === 1, 'the send to reach the sandbox', 20_000);
-      await waitUntil(async () => (await pendingWork(h.engine.db)).some((w) => (w.payload as { phase?: string }).phase === 'poll' && w.leaseOwner === null), 'the send to be recorded');
+      await waitUntil(async () => (await pendingWork(h.engine.db)).some((w) => (w.payload as { phase?: string }).phase === 'answered' && w.leaseOwner === null), 'the send to be recorded');
 
       // The status query falls due on the engine's clock; the bell stands in for the pump's next poll.
       h.engine.clock.advance(POLL_LADDER_MS[0]);
@@ -56,7 +56,7 @@ describe('background work as ecf serve runs it', () => {
     expect(stats).toMatchObject({ performed: 1, failed: 0 });
     expect(h.sandbox.control.submissions({ encf: ecf.encf })).toHaveLength(1);
     const [item] = await pendingWork(h.engine.db);
-    expect(item).toMatchObject({ ref: ecf.id, leaseOwner: null, payload: { phase: 'poll', polls: 0 } });
+    expect(item).toMatchObject({ ref: ecf.id, leaseOwner: null, payload: { phase: 'answered' } });
     expect((await getEcf(h.engine, h.tenant.id, ecf.id)).taxauth?.trackId).toEqual(h.sandbox.control.submissions({ encf: ecf.encf })[0]!.trackId);
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ecfXml, getEcf, notesModifyingEcf, type EcfView } from '../../engine/ecf/index.js';
 import { ecfDocument, ecfRepresentation, LAYOUTS, type Layout, type PrintedEcf } from '../../engine/representation/index.js';
-import { FINAL_STATES, listAttempts, retryRefusal, type AttemptView } from '../../engine/submission/index.js';
+import { FINAL_STATES, listAttempts, retryRefusal, sendingOf, type AttemptView, type EcfSending } from '../../engine/submission/index.js';
 import { retryEcf } from '../../engine/submission/retrying.js';
 import { mayPerform } from '../access.js';
 import { dateTime, date, money } from '../format.js';
@@ -112,10 +112,19 @@ ${row(t(lang, 'ecf.detail.reason'), r.reason)}
 </dl></section>`;
 }
 
-function authority(lang: Lang, e: EcfView, attempts: readonly AttemptView[]): SafeHtml {
+/** Where the sending stands while it is under way: the next call and when, and what held it back. */
+function sendingNow(lang: Lang, s: EcfSending): SafeHtml | '' {
+  if (!s.next || !s.dueAt) return '';
+  return html`<div class="sending"><p>${t(lang, `ecf.detail.sending.${s.next}`, { when: dateTime(lang, s.dueAt) })}${s.inFlight ? html` ${t(lang, 'ecf.detail.sending.now')}` : ''}</p>
+${s.failures > 0 ? html`<p>${t(lang, 'ecf.detail.sending.failures', { count: String(s.failures), error: s.lastError ?? '' })}</p>` : ''}
+${s.busy > 0 ? html`<p>${t(lang, 'ecf.detail.sending.busy', { count: String(s.busy) })}</p>` : ''}</div>`;
+}
+
+function authority(lang: Lang, e: EcfView, attempts: readonly AttemptView[], sending: EcfSending): SafeHtml {
   const ta = e.taxauth;
   const outcome = (o: string) => (['accepted', 'accepted_conditional', 'rejected', 'review', 'failed'].includes(o) ? t(lang, `ecf.outcome.${o as 'accepted'}`) : o);
   return html`<section aria-labelledby="h-authority"><h2 id="h-authority">${t(lang, 'ecf.detail.authority')}</h2>
+${sendingNow(lang, sending)}
 ${ta?.trackId ? html`<p>${t(lang, 'ecf.detail.trackId')}: <code>${ta.trackId}</code></p>` : ''}
 ${ta?.messages?.length ? html`<ul class="messages">${ta.messages.map((m) => message(lang, m))}</ul>` : html`<p>${t(lang, 'ecf.detail.noMessages')}</p>`}
 ${e.status === 'rejected' && ta?.sequenceUsed !== undefined ? html`<p>${t(lang, ta.sequenceUsed ? 'ecf.sequenceUsed' : 'ecf.sequenceFree')}</p>` : ''}
@@ -153,10 +162,11 @@ export default async function ecfDetailRoutes(app: FastifyInstance) {
     const { lang, session } = request.consoleRequest;
     const role = session!.principal.role;
     const e = await getEcf(app.engine, request.tenantId, request.params.id);
-    const [doc, attempts, modifying] = await Promise.all([
+    const [doc, attempts, modifying, sending] = await Promise.all([
       ecfDocument(app.engine, request.tenantId, e.id),
       mayPerform(role, 'ecf.attempts') ? listAttempts(app.engine, request.tenantId, e.id) : Promise.resolve([]),
       e.type === 33 || e.type === 34 ? Promise.resolve([]) : notesModifyingEcf(app.engine, request.tenantId, e),
+      sendingOf(app.engine, e),
     ]);
     const canRetry = mayPerform(role, 'ecf.retry') && retryRefusal({ status: e.status, encf: e.encf, sequenceUsed: e.taxauth?.sequenceUsed }) === null;
     const open = !FINAL_STATES.has(e.status);
@@ -172,7 +182,7 @@ ${parties(lang, doc)}
 ${lines(lang, doc)}
 ${totals(lang, doc)}
 ${reference(lang, doc)}
-${authority(lang, e, attempts)}
+${authority(lang, e, attempts, sending)}
 ${e.type === 33 || e.type === 34 ? '' : notes(lang, modifying)}
 ${documents(lang, e)}</div>`,
     });

@@ -4,3 +4,4 @@
 // What loads heavy modules is in ./contingency-watch.ts (contingency, the status watch) and ./retrying.ts (retryEcf).
 export { AttemptView, listAttempts } from './attempts.js';
 export { FINAL_STATES, retryRefusal } from './rules.js';
+export { EcfSending, getEcfSending, sendingOf } from './sending-view.js';

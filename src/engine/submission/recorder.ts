@@ -2,19 +2,19 @@ import { toRowInstant } from '../clock.js';
 import type { Engine } from '../engine-types.js';
 import { emit } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
-import { ecfView, taxauthOf as readTaxauth, taxauthToStore, type EcfRow } from '../ecf/views.js';
+import { ecfView, retryOf, taxauthOf as readTaxauth, taxauthToStore, type EcfRow } from '../ecf/views.js';
 import { getSetting } from '../settings/settings.js';
 import type { Environment } from '../schema-types.js';
 import { afterCommit, inTransaction, type Tx } from '../store/database.js';
 import { completeOrRollBack, renewLease, reschedule, rescheduleOrRollBack, type WorkItem } from '../work/queue.js';
 import { DEFAULT_LEASE_MS, RECORDED, RECORDED_BUSY, type WorkOutcome } from '../work/run.js';
 import type { TaxauthError } from '../taxauth/errors.js';
-import type { Command } from '../taxauth/conversation.js';
+import type { Move } from '../taxauth/conversation.js';
 import { recordAttempt } from './attempts.js';
 import { appendJournal, ecfStatusData, type VerdictCodes } from '../journal/append.js';
 import { logStateChange } from '../log/state-change.js';
 import { BUSY_JITTER, BUSY_LADDER_MS, POLL_LADDER_MS, RESEND_DELAY_MS, STATUS_TEXT, TRANSIENT_REJECTION_CODES, TRANSPORT_LADDER_MS } from './rules.js';
-import { carried, submissionLane, type SubmitState } from './submit-state.js';
+import { restingState, sendingStateOf, submissionLane, type SendingState } from './sending.js';
 
 /*
  * What submission writes of its conversation with the authority: the e-CF's
@@ -86,7 +86,7 @@ async function update(tx: Tx, now: Date, row: Row, changes: Partial<Row>, event:
   if (event) {
     await emit(tx, now, row.tenant_id, event, ecfView(next));
     const trackId = taxauthOf(next).trackId;
-    const reqId = (by.item.payload as SubmitState | null)?.requestId;
+    const reqId = sendingStateOf(by.item).requestId;
     logStateChange(by.engine.log, tx, {
       subject: 'ecf', tenantId: row.tenant_id, id: row.id, encf: row.encf, from: shownState(row), to: shownState(next), attempt: by.item.attempts,
       extra: { environment: row.environment, ...(trackId && { trackId }), ...(reqId && { reqId }) },
@@ -107,10 +107,11 @@ export const taxauthOf = (row: Row): Taxauth => readTaxauth(row.taxauth) ?? {};
  * the send, each up to the timeout), so the item is not claimed again while
  * its send is in flight. False when the claim was lost: do not send.
  */
-export async function markUnclear(engine: Engine, item: WorkItem, owner: string, state: SubmitState, timeoutMs: number): Promise<boolean> {
+export async function markUnclear(engine: Engine, item: WorkItem, owner: string, state: SendingState, timeoutMs: number): Promise<boolean> {
   const leaseMs = Math.max(DEFAULT_LEASE_MS, SEND_CALLS * timeoutMs + LEASE_MARGIN_MS);
   const now = engine.clock.now();
-  return renewLease(engine.db, now, item, owner, leaseMs, { ...state, unclear: true, sentAt: now.toISOString() });
+  const unclear: SendingState = { ...state, phase: 'unclear', sentAt: now.toISOString() };
+  return renewLease(engine.db, now, item, owner, leaseMs, unclear);
 }
 
 /** Calls a send may make in a row: seed and token when the token is renewed, then the send. */
@@ -122,7 +123,8 @@ export async function recordVerdict(engine: Engine, item: WorkItem, owner: strin
   const now = engine.clock.now();
   const max = await getSetting(engine, 'retry.max', row.tenant_id);
   await inTransaction(engine.db, async (tx) => {
-    const retry = row.retry ? (JSON.parse(row.retry) as { count: number; max: number; nextAttemptAt: string | null }) : null;
+    const retry = retryOf(row.retry);
+    const requestId = sendingStateOf(item).requestId;
     const transient = v.code === 2 ? v.messages.find((m) => TRANSIENT_REJECTION_CODES.has(m.code)) : undefined;
     const count = retry?.count ?? 0;
     const base = {
@@ -148,7 +150,8 @@ export async function recordVerdict(engine: Engine, item: WorkItem, owner: strin
       afterCommit(tx, () =>
         engine.log.info({ ...submissionFields(row, item), code: transient.code, resend: count + 1, of: max, nextAttemptAt: nextAttemptAt.toISOString() }, `e-CF ${row.encf}: transient rejection ${transient.code}, the same XML is sent again`),
       );
-      await rescheduleOrRollBack(tx, now, item, owner, { dueAt: nextAttemptAt, payload: { phase: 'send', ...carried(item.payload as SubmitState | null) }, lane: submissionLane(row.environment as Environment, row.tenant_id, 'send') });
+      const again: SendingState = { phase: 'prepared', ...(requestId && { requestId }) };
+      await rescheduleOrRollBack(tx, now, item, owner, { dueAt: nextAttemptAt, payload: again, lane: submissionLane(row.environment as Environment, row.tenant_id, again) });
       return;
     }
     const outcome = v.code === 1 ? 'accepted' : v.code === 4 ? 'accepted_conditional' : 'rejected';
@@ -160,34 +163,36 @@ export async function recordVerdict(engine: Engine, item: WorkItem, owner: strin
 }
 
 /** The authority holds the e-CF under `trackId`: record it, and ask for its verdict after the poll ladder's first rung. */
-export async function recordReceipt(by: Recorder, row: Row, state: SubmitState, trackId: string): Promise<WorkOutcome> {
+export async function recordReceipt(by: Recorder, row: Row, state: SendingState, move: Move): Promise<WorkOutcome> {
   const { engine, item } = by;
   const now = engine.clock.now();
+  const next = restingState(move.state, state);
   await inTransaction(engine.db, async (tx) => {
-    const t = { ...taxauthOf(row), trackId, submittedAt: now.toISOString() };
+    const t = { ...taxauthOf(row), trackId: move.state.trackId, submittedAt: now.toISOString() };
     await update(tx, now, row, { taxauth: taxauthToStore(t) }, 'ecf.submitted', by);
     await rescheduleOrRollBack(tx, now, item, item.leaseOwner!, {
       dueAt: new Date(now.getTime() + POLL_LADDER_MS[0]),
-      payload: { phase: 'poll', trackId, polls: 0, ...carried(state) },
-      lane: submissionLane(row.environment as Environment, row.tenant_id, 'poll'),
+      payload: next,
+      lane: submissionLane(row.environment as Environment, row.tenant_id, next),
     });
   });
   return RECORDED;
 }
 
 /** Still processing: ask again on the poll ladder's next rung. */
-export async function recordPending(by: Recorder, state: SubmitState, polls: number): Promise<WorkOutcome> {
+export async function recordPending(by: Recorder, state: SendingState, move: Move): Promise<WorkOutcome> {
   const now = by.engine.clock.now();
-  await reschedule(by.engine.db, now, by.item, by.item.leaseOwner!, { dueAt: new Date(now.getTime() + POLL_LADDER_MS[polls]!), payload: { ...state, polls, busyAnswers: 0 } });
+  const dueAt = new Date(now.getTime() + POLL_LADDER_MS[move.state.polls]!);
+  await reschedule(by.engine.db, now, by.item, by.item.leaseOwner!, { dueAt, payload: restingState(move.state, state) });
   return RECORDED;
 }
 
 /** The poll ladder ran out without a final verdict: review, with what the authority last said. */
-export async function recordReview(by: Recorder, row: Row, state: SubmitState, result: { status: string; sequenceUsed: boolean | null; messages: readonly { code: number; value: string }[] }): Promise<WorkOutcome> {
+export async function recordReview(by: Recorder, row: Row, trackId: string, result: { status: string; sequenceUsed: boolean | null; messages: readonly { code: number; value: string }[] }): Promise<WorkOutcome> {
   const now = by.engine.clock.now();
   await inTransaction(by.engine.db, async (tx) => {
     await recordAttempt(tx, now, {
-      ecfId: row.id, outcome: 'review', trackId: state.trackId, statusCode: null, statusText: result.status,
+      ecfId: row.id, outcome: 'review', trackId, statusCode: null, statusText: result.status,
       sequenceUsed: result.sequenceUsed, messages: result.messages,
     });
     const t = { ...taxauthOf(row), status: result.status, messages: [...result.messages] };
@@ -202,8 +207,10 @@ export async function recordReview(by: Recorder, row: Row, state: SubmitState, r
  * or transport ladder (`doubt`: ask before sending again), or giving up
  * (failed, with the error as its message).
  */
-export async function recordFailure(by: Recorder, row: Row, state: SubmitState, error: TaxauthError, command: Command, doubt: boolean): Promise<WorkOutcome> {
+export async function recordFailure(by: Recorder, row: Row, state: SendingState, error: TaxauthError, move: Move): Promise<WorkOutcome> {
   const { engine, item } = by;
+  const { command } = move;
+  const next = restingState(move.state, state);
   const owner = item.leaseOwner!;
   const now = engine.clock.now();
   if (command.do === 'wait' && command.ladder === 'busy') {
@@ -215,14 +222,14 @@ export async function recordFailure(by: Recorder, row: Row, state: SubmitState, 
     await reschedule(engine.db, now, item, owner, {
       dueAt: new Date(now.getTime() + wait + Math.floor(Math.random() * wait * BUSY_JITTER)),
       error: error.message,
-      payload: { ...state, busyAnswers: busy },
+      payload: next,
     });
     return RECORDED_BUSY;
   }
   const message = { code: error.status ?? 0, value: error.message };
   if (command.do === 'wait') {
     const failures = command.rung + 1;
-    const unclear = state.phase === 'send' && doubt;
+    const unclear = next.phase === 'unclear';
     engine.log.warn(
       { ...submissionFields(row, item), phase: state.phase, transportFailures: failures, unclear, err: error.message },
       `e-CF ${row.encf}: the authority could not be reached (${error.kind}); trying again${unclear ? ', asking first what it received' : ''}`,
@@ -230,12 +237,12 @@ export async function recordFailure(by: Recorder, row: Row, state: SubmitState, 
     await reschedule(engine.db, now, item, owner, {
       dueAt: new Date(now.getTime() + TRANSPORT_LADDER_MS[command.rung]!),
       error: error.message,
-      payload: { ...state, transportFailures: failures, ...(state.phase === 'send' && { unclear }) },
+      payload: next,
     });
     return RECORDED;
   }
   await inTransaction(engine.db, async (tx) => {
-    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: state.trackId ?? null, messages: [message] });
+    await recordAttempt(tx, now, { ecfId: row.id, outcome: 'failed', trackId: move.state.trackId ?? null, messages: [message] });
     const t = { ...taxauthOf(row), messages: [message] };
     await update(tx, now, row, { status: 'failed', taxauth: taxauthToStore(t) }, 'ecf.failed', by, { messages: [message] });
     await completeOrRollBack(tx, item, owner);

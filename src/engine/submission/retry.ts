@@ -29,7 +29,7 @@ export async function retryEcf(engine: Engine, tenantId: string, id: string): Pr
     await tx.updateTable('ecf').set({ status: 'signed', updated_at: next.updated_at }).where('id', '=', row.id).execute();
     appendJournal(tx, now, { tenantKey: key, kind: 'ecf.status', ecfKey: row.store_key, data: ecfStatusData('signed') });
     await tx.deleteFrom('work').where('kind', '=', 'ecf.submit').where('ref', '=', row.id).execute();
-    await queueSubmission(tx, now, { id: row.id, tenantId, environment: row.environment as Environment }, { phase: 'send', unclear: row.status !== 'rejected' });
+    await queueSubmission(tx, now, { id: row.id, tenantId, environment: row.environment as Environment }, { phase: row.status === 'rejected' ? 'prepared' : 'unclear' });
     logStateChange(engine.log, tx, { subject: 'ecf', tenantId, id: row.id, encf: row.encf, from: row.status, to: 'signed', extra: { environment: row.environment, retry: true } });
     return ecfView(next);
   });

@@ -8,11 +8,11 @@ import type { TaxauthClient } from '../taxauth/client.js';
 import { TaxauthError } from '../taxauth/errors.js';
 import { begin, eventOfError, step, type Conversation, type Move } from '../taxauth/conversation.js';
 import { noteTransportFailure, noteTransportSuccess } from './contingency.js';
-import { markUnclear, recordFailure, recordPending, recordReceipt, recordReview, recordVerdict, type Recorder, type Row } from './recorder.js';
+import { markUnclear, recordFailure, recordPending, recordReceipt, recordReview, recordVerdict, taxauthOf, type Recorder, type Row } from './recorder.js';
 import { CONVERSATION_LIMITS, FINAL_STATES } from './rules.js';
-import { conversationOf, type SubmitState } from './submit-state.js';
+import { conversationOf, sendingStateOf, type SendingState } from './sending.js';
 
-export { queueSubmission, resumeAfterHolderDied, submissionLane, SUBMIT_KIND, type SubmitState } from './submit-state.js';
+export { queueSubmission, resumeAfterHolderDied, submissionLane, SUBMIT_KIND, type SendingState } from './sending.js';
 
 /*
  * The work handler of `ecf.submit`: one claim makes one move of the e-CF's
@@ -33,7 +33,8 @@ export { queueSubmission, resumeAfterHolderDied, submissionLane, SUBMIT_KIND, ty
 interface Submission {
   readonly by: Recorder;
   readonly row: Row;
-  readonly state: SubmitState;
+  /** The conversation as it rested before this claim (sending.ts). */
+  readonly state: SendingState;
   readonly client: TaxauthClient;
   /** The tenant's token from the engine's port (`engine.taxauth.withToken`). */
   readonly withToken: <T>(fn: (token: string) => Promise<T>) => Promise<T>;
@@ -46,7 +47,7 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
     .where('ecf.id', '=', item.ref!)
     .executeTakeFirst();
   if (!row || FINAL_STATES.has(row.status)) return { done: true };
-  const state = (item.payload ?? { phase: 'send' }) as SubmitState;
+  const state = sendingStateOf(item);
   const environment = row.environment as Environment;
   const s: Submission = {
     by: { engine, item },
@@ -55,10 +56,10 @@ export async function submitHandler(engine: Engine, item: WorkItem): Promise<Wor
     client: await engine.taxauth.client(environment),
     withToken: (fn) => engine.taxauth.withToken(row.tenant_id, environment, fn),
   };
-  const move = begin(conversationOf(state));
+  const move = begin(conversationOf(state, taxauthOf(row).trackId));
   try {
     if (row.submits_rfce === 1) return await rfceCycle(s, move);
-    return state.phase === 'send' ? await sendCycle(s, move) : await pollCycle(s, move);
+    return move.command.do === 'poll' ? await pollCycle(s, move) : await sendCycle(s, move);
   } catch (e) {
     if (!(e instanceof TaxauthError)) throw e;
     return failed(s, move.state, e);
@@ -114,18 +115,19 @@ async function sendCycle(s: Submission, first: Move): Promise<WorkOutcome> {
   }
   await noteTransportSuccess(s.by.engine);
   if (move.command.do !== 'follow') throw new Error(`submission of ${row.encf}: the conversation said ${move.command.do} after a send`);
-  return recordReceipt(s.by, row, s.state, move.command.trackId);
+  return recordReceipt(s.by, row, s.state, move);
 }
 
 /** The verdict of the trackId: code 3 (processing) or 0 (not found yet) waits on the poll ladder; past it, review. */
 async function pollCycle(s: Submission, first: Move): Promise<WorkOutcome> {
-  const result = await s.withToken((t) => s.client.result(t, s.state.trackId!));
+  const trackId = first.state.trackId!;
+  const result = await s.withToken((t) => s.client.result(t, trackId));
   await noteTransportSuccess(s.by.engine);
   const pending = result.code === 3 || result.code === 0;
   const move = step(first.state, pending ? { type: 'pending' } : { type: 'verdict' }, CONVERSATION_LIMITS);
-  if (move.command.do === 'wait') return recordPending(s.by, s.state, move.state.polls);
-  if (move.command.do === 'give-up') return recordReview(s.by, s.row, s.state, result);
-  await recordVerdict(s.by.engine, s.by.item, s.by.item.leaseOwner!, s.row, { ...result, trackId: s.state.trackId! });
+  if (move.command.do === 'wait') return recordPending(s.by, s.state, move);
+  if (move.command.do === 'give-up') return recordReview(s.by, s.row, trackId, result);
+  await recordVerdict(s.by.engine, s.by.item, s.by.item.leaseOwner!, s.row, { ...result, trackId });
   return RECORDED;
 }
 
@@ -138,7 +140,7 @@ async function failed(s: Submission, at: Conversation, error: TaxauthError): Pro
   const move = step({ ...at, renewed: true }, eventOfError(error), CONVERSATION_LIMITS);
   const busyWait = move.command.do === 'wait' && move.command.ladder === 'busy';
   if (!busyWait && error.transient) await noteTransportFailure(s.by.engine);
-  return recordFailure(s.by, s.row, s.state, error, move.command, move.state.doubt);
+  return recordFailure(s.by, s.row, s.state, error, move);
 }
 
 /**

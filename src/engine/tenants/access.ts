@@ -48,6 +48,7 @@ export const OPERATION_ROLES = {
   'ecf.list': READERS,
   'ecf.get': READERS,
   'ecf.attempts': READERS,
+  'ecf.sending': READERS,
   'ecf.xml': READERS,
   'ecf.representation': READERS,
   'receivedEcf.get': READERS,

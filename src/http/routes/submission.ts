@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EnvironmentSchema, Uuid } from '../../engine/schema-types.js';
 import { EcfView } from '../../engine/ecf/index.js';
-import { AttemptView, listAttempts } from '../../engine/submission/index.js';
+import { AttemptView, EcfSending, getEcfSending, listAttempts } from '../../engine/submission/index.js';
 import { retryEcf } from '../../engine/submission/retrying.js';
 import { checkConnection } from '../../engine/taxauth/index.js';
 import { problems } from '../problem.js';
@@ -49,6 +49,20 @@ export default async function submissionRoutes(base: FastifyInstance) {
       },
     },
     async (request) => listAttempts(engine, request.tenantId, request.params.id),
+  );
+
+  app.get(
+    '/api/v1/ecf/:id/sending',
+    {
+      config: { access: 'ecf.sending' },
+      schema: {
+        tags: ['e-CF'],
+        summary: "Where the e-CF's sending stands: the next call to the authority and when, the failures and busy answers in a row, the last error (an extension of the contract: docs/submission.md)",
+        params: IdParams,
+        response: { 200: EcfSending, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getEcfSending(engine, request.tenantId, request.params.id),
   );
 
   app.post(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setSetting } from '../../../src/engine/settings/settings.js';
-import type { SubmitState } from '../../../src/engine/submission/submit.js';
+import type { SendingState } from '../../../src/engine/submission/submit.js';
 import type { OverloadStatus } from '../../../src/sandbox/index.js';
 import { harness } from './harness.js';
 import { driveBackground } from './pump-drive.js';
@@ -27,9 +27,9 @@ describe.each(['429', '503', 'mixed'] as OverloadStatus[])('submission against a
     const { errors, busy } = await driveBackground(h.engine, h.engine.clock, {
       afterRound: (pending) => {
         for (const item of pending) {
-          const state = item.payload as SubmitState;
-          if (state.unclear) unclear++;
-          if ((state.busyAnswers ?? 0) > 0) backingOff++;
+          const state = item.payload as SendingState;
+          if (state.phase === 'unclear') unclear++;
+          if ((state.busy ?? 0) > 0) backingOff++;
         }
       },
     });

@@ -72,7 +72,7 @@ const startWorker = (bundle: string, dataDir: string): Worker =>
 async function afterKill(engine: Engine, issued: readonly Issued[]) {
   const work = await engine.db.selectFrom('work').select(['ref', 'lease_owner', 'payload']).execute();
   const held = work.filter((w) => w.lease_owner !== null);
-  const phases = held.map((w) => ((JSON.parse(w.payload) as { phase?: string }).phase === 'poll' ? 'poll' : 'send') as Phase);
+  const phases = held.map((w) => ((JSON.parse(w.payload) as { phase?: string }).phase === 'answered' ? 'poll' : 'send') as Phase);
   const pendingRefs = new Set(work.map((w) => w.ref));
   const status = new Map((await engine.db.selectFrom('ecf').select(['id', 'status']).execute()).map((r) => [r.id, r.status]));
   const orphans = issued.filter((d) => !FINAL_STATES.has(status.get(d.id) ?? '') && !pendingRefs.has(d.id)).map((d) => `${d.encf}: ${status.get(d.id)} without work`);

@@ -54,9 +54,10 @@ async function snapshot(engine: Engine, sandbox: RunningSandbox, issued: readonl
   const attempts = await engine.db.selectFrom('ecf_attempts').innerJoin('ecf', 'ecf.store_key', 'ecf_attempts.ecf_key').select(['ecf.id as ecf_id', 'track_id']).execute();
   const retried = new Set(ecfs.filter((e) => e.retry !== null).map((e) => e.id));
   const phases = held.map((w): Phase => {
-    const p = JSON.parse(w.payload) as { phase?: string; unclear?: boolean };
-    if (p.phase === 'poll') return 'poll';
-    if (p.unclear || w.attempts > 1) return retried.has(w.ref!) && !p.unclear ? 'resend' : 'ask-after-unclear';
+    const p = JSON.parse(w.payload) as { phase?: string };
+    if (p.phase === 'answered') return 'poll';
+    const unclear = p.phase === 'unclear';
+    if (unclear || w.attempts > 1) return retried.has(w.ref!) && !unclear ? 'resend' : 'ask-after-unclear';
     return 'first-send';
   });
   const recorded = new Set<string>();
@@ -89,7 +90,7 @@ describe('submission under SIGKILL (worker processes against the sandbox)', () =
     const ecf = await h.issue(consumer32());
     h.sandbox.control.script({ encf: ecf.encf, outcomes: [{ kind: 'transientReject' }, { kind: 'accept' }] });
     // What the dead worker did: the unclear mark (as markUnclear writes it), then the send.
-    await h.engine.db.updateTable('work').set({ payload: JSON.stringify({ phase: 'send', unclear: true }) }).where('ref', '=', ecf.id).execute();
+    await h.engine.db.updateTable('work').set({ payload: JSON.stringify({ phase: 'unclear' }) }).where('ref', '=', ecf.id).execute();
     const client = await h.engine.taxauth.client('test');
     const xml = (await ecfXml(h.engine, h.tenant.id, ecf.id, true)).bytes;
     const lost = await h.engine.taxauth.withToken(h.tenant.id, 'test', (t) => client.sendRfce(t, { rnc: h.tenant.rnc, encf: ecf.encf, xml }));

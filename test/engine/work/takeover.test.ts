@@ -58,8 +58,8 @@ describe.skipIf(thisHolder() === null)('claims of processes that ended', () => {
     const { holder } = await runningHolder();
     const owners = { dead, running: ownerName('work', 'r1', holder), self: leaseOwnerName('work'), older: 'work@elsewhere:4242:0badc0de' };
     for (const [who, owner] of Object.entries(owners)) {
-      await enqueue(engine.db, now, { kind: 'ecf.submit', ref: `${who}-send`, payload: { phase: 'send', unclear: true, sentAt: new Date(now.getTime() - 2_000).toISOString() } });
-      await enqueue(engine.db, now, { kind: 'ecf.submit', ref: `${who}-poll`, payload: { phase: 'poll', trackId: 't' } });
+      await enqueue(engine.db, now, { kind: 'ecf.submit', ref: `${who}-send`, payload: { phase: 'unclear', sentAt: new Date(now.getTime() - 2_000).toISOString() } });
+      await enqueue(engine.db, now, { kind: 'ecf.submit', ref: `${who}-poll`, payload: { phase: 'answered' } });
       expect(await claim(engine.db, now, { kinds: ['ecf.submit'], owner, leaseMs: 150_000, limit: 2 })).toHaveLength(2);
     }
 
@@ -70,10 +70,10 @@ describe.skipIf(thisHolder() === null)('claims of processes that ended', () => {
     const byRef = new Map((await pendingWork(engine.db)).map((w) => [w.ref, w]));
     // The poll runs again now; the send, whose answer the dead process never heard, is asked about
     // when that process would have asked: its call's timeout, then the ladder's first step.
-    expect(byRef.get('dead-poll')).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, dueAt: now.toISOString(), payload: { phase: 'poll', trackId: 't' } });
+    expect(byRef.get('dead-poll')).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, dueAt: now.toISOString(), payload: { phase: 'answered' } });
     expect(byRef.get('dead-send')).toMatchObject({
       leaseOwner: null,
-      payload: { phase: 'send', unclear: true },
+      payload: { phase: 'unclear' },
       dueAt: new Date(now.getTime() - 2_000 + timeoutMs + TRANSPORT_LADDER_MS[0]).toISOString(),
     });
     for (const who of ['running', 'self', 'older'] as const) {

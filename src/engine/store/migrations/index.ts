@@ -28,6 +28,7 @@ import * as journal from './0026-journal.js';
 import * as periodExports from './0027-exports.js';
 import * as consoleSessions from './0028-console-sessions.js';
 import * as noteReferences from './0029-note-references.js';
+import * as sendingState from './0030-sending-state.js';
 
 /** Every migration, in order. Names sort in apply order; each has a down step. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027-exports': periodExports,
   '0028-console-sessions': consoleSessions,
   '0029-note-references': noteReferences,
+  '0030-sending-state': sendingState,
 };
