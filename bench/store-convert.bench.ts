@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE } from '../src/engine/data-dir.js';
 import { openEngine } from '../src/engine/engine.js';
-import { convertDocuments, verifyStore } from '../src/engine/store/heavy.js';
+import { convertDocuments, verifyStore } from '../src/engine/store/document-upkeep.js';
 import { figure } from './figures.js';
 
 const ROWS = Number(process.env.BENCH_CONVERT_ROWS ?? 1_000_000);

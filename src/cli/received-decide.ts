@@ -2,7 +2,7 @@ import { EcfCommand } from './base.js';
 import { record } from './render.js';
 import { resolveTenant } from './tenant-flag.js';
 import { findReceivedEcf, type ReceivedEcfView } from '../engine/reception/index.js';
-import { decideCommercialApproval } from '../engine/reception/heavy.js';
+import { decideCommercialApproval } from '../engine/reception/receiving.js';
 
 /** approve and reject: the tenant's commercial decision, the same engine operation as the API's. */
 export abstract class DecideCommand extends EcfCommand {

@@ -4,7 +4,7 @@ import type { FSWatcher } from 'chokidar';
 import type { Engine } from '../engine/engine-types.js';
 import { EngineError, ValidationError, type FieldError } from '../engine/errors.js';
 import { ecfXml, getEcf, type EcfView } from '../engine/ecf/index.js';
-import { issueAndWait, MAX_IDEMPOTENCY_KEY_LENGTH } from '../engine/ecf/heavy.js';
+import { issueAndWait, MAX_IDEMPOTENCY_KEY_LENGTH } from '../engine/ecf/issuing.js';
 import { ecfRepresentation } from '../engine/representation/index.js';
 import type { Environment } from '../engine/schema-types.js';
 import { FINAL_STATES } from '../engine/submission/index.js';

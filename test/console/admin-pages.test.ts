@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { listCertificates } from '../../src/engine/certificates/index.js';
 import { listRanges } from '../../src/engine/sequences/index.js';
-import { listAnnulments } from '../../src/engine/sequences/heavy.js';
+import { listAnnulments } from '../../src/engine/sequences/annulling.js';
 import { listDeliveries } from '../../src/engine/webhooks/index.js';
 import { startCertification, recordPaso } from '../../src/engine/certification/index.js';
 import { makeIdentity, makeP12 } from '../certs.js';

@@ -6,7 +6,7 @@ import { xmlCommand } from '../ecf-render.js';
 import { progressBar } from '../progress.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
 import type { EcfView } from '../../engine/ecf/index.js';
-import { issueAndWait } from '../../engine/ecf/heavy.js';
+import { issueAndWait } from '../../engine/ecf/issuing.js';
 import type { Engine } from '../../engine/engine-types.js';
 import { EngineError, ValidationError, type FieldError } from '../../engine/errors.js';
 import { ENVIRONMENTS, type Environment } from '../../engine/schema-types.js';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../base.js';
 import { resolveTenant, tenantFlag } from '../tenant-flag.js';
 import { findEcf } from '../../engine/ecf/index.js';
-import { retryEcf } from '../../engine/submission/heavy.js';
+import { retryEcf } from '../../engine/submission/retrying.js';
 
 export default class Retry extends EcfCommand {
   static override description =

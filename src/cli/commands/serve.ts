@@ -7,9 +7,9 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { EngineError } from '../../engine/errors.js';
 import { resolveTenant } from '../tenant-flag.js';
 import type { FolderWatcher } from '../../watch/folder.js';
-import type { StatusWatch } from '../../engine/submission/heavy.js';
+import type { StatusWatch } from '../../engine/submission/contingency-watch.js';
 import type { RunningWork } from '../../engine/background-work.js';
-import type { RunningConversion } from '../../engine/store/heavy.js';
+import type { RunningConversion } from '../../engine/store/document-upkeep.js';
 import { openEngine } from '../../engine/engine.js';
 import type { Engine } from '../../engine/engine-types.js';
 import { requireSecretKey } from '../../engine/secrets/index.js';
@@ -146,7 +146,7 @@ export default class Serve extends EcfCommand {
         const [{ startBackgroundWork }, { startScheduler }, { startStatusWatch }] = await Promise.all([
           import('../../engine/background-work.js'),
           import('../../jobs/scheduler.js'),
-          import('../../engine/submission/heavy.js'),
+          import('../../engine/submission/contingency-watch.js'),
         ]);
         work = await startBackgroundWork(engine, {
           onError: (error, source) => app.log.error({ err: error, source }, 'background work failed'),
@@ -210,7 +210,7 @@ export function listenError(err: unknown, host: string, port: number): unknown {
 const CONVERSION_LOG_MS = 30_000;
 
 async function startDocumentConversion(engine: Engine, log: EngineLog): Promise<RunningConversion> {
-  const { startBackgroundConversion } = await import('../../engine/store/heavy.js');
+  const { startBackgroundConversion } = await import('../../engine/store/document-upkeep.js');
   let table = '';
   let loggedAt = 0;
   const running = await startBackgroundConversion(engine, {

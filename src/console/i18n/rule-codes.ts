@@ -1,5 +1,5 @@
 import { MAX_CERTIFICATE_FILE_BYTES, MIN_RSA_BITS } from '../../engine/certificates/index.js';
-import { MAX_REJECTION_REASON } from '../../engine/reception/heavy.js';
+import { MAX_REJECTION_REASON } from '../../engine/reception/receiving.js';
 import { MAX_ANNULMENT_LINES_PER_TYPE, MAX_SEQUENTIAL } from '../../engine/sequences/index.js';
 import { en } from './en.js';
 import { es } from './es.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ecfXml, getEcf, notesModifyingEcf, type EcfView } from '../../engine/ecf/index.js';
 import { ecfDocument, ecfRepresentation, LAYOUTS, type Layout, type PrintedEcf } from '../../engine/representation/index.js';
 import { FINAL_STATES, listAttempts, retryRefusal, sendingOf, type AttemptView, type EcfSending } from '../../engine/submission/index.js';
-import { retryEcf } from '../../engine/submission/heavy.js';
+import { retryEcf } from '../../engine/submission/retrying.js';
 import { mayPerform } from '../access.js';
 import { dateTime, date, money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dryRunIssue, TYPE_NAMES, type ValidationResult } from '../../engine/documents/index.js';
 import { recentBuyers } from '../../engine/ecf/index.js';
-import { issueAndWait } from '../../engine/ecf/heavy.js';
+import { issueAndWait } from '../../engine/ecf/issuing.js';
 import { ValidationError } from '../../engine/errors.js';
 import { money } from '../format.js';
 import { html, type SafeHtml } from '../html.js';

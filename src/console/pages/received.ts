@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { APPROVAL_STATES, getReceivedEcf, listReceivedEcf, type PagedReceivedEcf, type ReceivedEcfView } from '../../engine/reception/index.js';
-import { decideCommercialApproval, receivedEcfContent } from '../../engine/reception/heavy.js';
+import { decideCommercialApproval, receivedEcfContent } from '../../engine/reception/receiving.js';
 import { ValidationError, type FieldError } from '../../engine/errors.js';
 import { mayPerform } from '../access.js';
 import { count, date, dateTime, money } from '../format.js';

@@ -3,7 +3,7 @@ import { ECF_TYPES } from '../../engine/documents/index.js';
 import { EngineError } from '../../engine/errors.js';
 import { ENVIRONMENTS } from '../../engine/schema-types.js';
 import { addRange, listRanges, SERIES } from '../../engine/sequences/index.js';
-import { annulSequences, listAnnulments } from '../../engine/sequences/heavy.js';
+import { annulSequences, listAnnulments } from '../../engine/sequences/annulling.js';
 import { mayPerform } from '../access.js';
 import { count, date, dateTime } from '../format.js';
 import { html } from '../html.js';

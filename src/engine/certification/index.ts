@@ -1,7 +1,7 @@
 // The door of engine/certification: what the adapters (src/http, src/cli, src/jobs, src/watch) use of this area.
 // Named re-exports only, so the list is a deliberate choice. The bundle keeps every module a door names, so a door
 // re-exports no heavy module (pdfkit, exceljs, undici, libxml2) that a light command would then load.
-// What loads heavy modules is in ./heavy.ts.
+// What loads heavy modules is in the doors named for their purpose: ./runs.ts, ./portal.ts, ./receiver.ts.
 export { loadCases } from './cases.js';
 export { paso4Needs, type Paso4Need } from './paso4-needs.js';
 export { PASOS, pasoOf, type Paso, type PasoNumber } from './pasos.js';

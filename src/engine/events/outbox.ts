@@ -1,10 +1,18 @@
+import { Type } from '@sinclair/typebox';
 import { toDominicanIso } from '../clock.js';
 import type { Db, Tx } from '../store/database.js';
 import type { EventsTable } from '../store/schema.js';
 import { newEventId } from '../ids.js';
+import { parseJsonColumn } from '../json-column.js';
 import { EVENT_API_VERSION, type EventType } from './catalogue.js';
 import { fanOut } from './fan-out.js';
 import type { Selectable } from 'kysely';
+
+/**
+ * `events.data`: the event's object, as emitted. Its shape is the event type's (docs/contract/events.md), and the
+ * envelope hands it on unchanged, so what is checked on read is that it is JSON: a damaged row is named.
+ */
+const EventObject = Type.Unknown();
 
 /** The envelope of the contract, as receivers get it. */
 export interface EventEnvelope<T = unknown> {
@@ -67,7 +75,7 @@ export function toEnvelope(
     type: row.type as EventType,
     apiVersion: row.api_version,
     createdAt: toDominicanIso(row.created_at),
-    data: { object: JSON.parse(row.data) as unknown },
+    data: { object: parseJsonColumn(EventObject, row.data, `events.data of event ${row.id}`) },
   };
 }
 

@@ -6,6 +6,7 @@ import { taxauthOf } from '../ecf/views.js';
 import { signingKey } from '../signing/xmldsig.js';
 import type { Db } from '../store/database.js';
 import { keptContextDecoder, type DocumentStore } from '../store/documents/index.js';
+import { closingDataOf } from '../journal/closing-data.js';
 import { JOURNAL_KINDS } from '../journal/kinds.js';
 import { LedgerFiles } from './ledger-files.js';
 import { documentFacts, ledgerRow, type Totals } from './ledger.js';
@@ -73,15 +74,13 @@ async function journalPosition(db: Db, key: number, period: ExportPeriod): Promi
   if (!last) return null;
   let closing: string | null = null;
   if (period.month !== null) {
-    const closings = await db.selectFrom('journal').select('data').where('tenant_key', '=', key).where('kind', '=', JOURNAL_KINDS['closing.month']).orderBy('seq', 'desc').limit(1000).execute();
+    const closings = await db.selectFrom('journal').select(['seq', 'data']).where('tenant_key', '=', key).where('kind', '=', JOURNAL_KINDS['closing.month']).orderBy('seq', 'desc').limit(1000).execute();
+    // Read through the closing's schema: a damaged closing entry is named (Store.ColumnDamaged), not passed
+    // over, since the export would then say the month has no closing. Its stored text is what the export carries.
     for (const c of closings) {
-      try {
-        if (c.data !== null && (JSON.parse(c.data) as { period?: unknown }).period === period.month) {
-          closing = c.data;
-          break;
-        }
-      } catch {
-        /* not JSON: not a closing this export can name */
+      if (closingDataOf(c.data, Number(c.seq)).period === period.month) {
+        closing = c.data;
+        break;
       }
     }
   }

@@ -5,6 +5,7 @@ import type { Selectable } from 'kysely';
 import type { Engine } from '../engine-types.js';
 import { EngineError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { checkJsonColumn } from '../json-column.js';
 import { ENVIRONMENTS, Nullable } from '../schema-types.js';
 import { inTransaction } from '../store/database.js';
 import type { ExportsTable } from '../store/schema.js';
@@ -25,6 +26,9 @@ import { EXPORTS_DIR, exportFilePath } from './paths.js';
  */
 
 export const EXPORT_KIND = 'export.run';
+
+/** `work.payload` of an export's work item: the export it makes. */
+const ExportWorkPayload = Type.Object({ id: Type.String() });
 
 export const ExportRequestBody = Type.Object(
   {
@@ -83,7 +87,7 @@ export async function requestExport(engine: Engine, tenantId: string, body: unkn
   };
   await inTransaction(engine.db, async (tx) => {
     await tx.insertInto('exports').values(row).execute();
-    await enqueue(tx, now, { kind: EXPORT_KIND, tenantId, ref: row.id, payload: { id: row.id } });
+    await enqueue(tx, now, { kind: EXPORT_KIND, tenantId, ref: row.id, payload: { id: row.id } satisfies Static<typeof ExportWorkPayload> });
   });
   return view(row);
 }
@@ -117,7 +121,7 @@ export async function exportJobFile(engine: Engine, tenantId: string, id: string
 
 /** The work item: runs the export once; an export that cannot be made (no certificate, say) fails with its reason, not retried. */
 export async function runExportHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
-  const { id } = item.payload as { id: string };
+  const { id } = checkJsonColumn(ExportWorkPayload, item.payload, `work.payload of work item ${item.id}`);
   const row = await engine.db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row || row.status === 'ready' || row.status === 'failed') return { done: true };
   await engine.db.updateTable('exports').set({ status: 'running' }).where('id', '=', id).execute();

@@ -3,10 +3,14 @@ import { fromRowInstant, toDominicanIso, toRowInstant } from '../clock.js';
 import type { Engine } from '../engine-types.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { parseJsonColumn } from '../json-column.js';
 import { documentHashOf } from '../ecf/views.js';
 import type { Tx } from '../store/database.js';
 import type { Outcome } from './rules.js';
 import { tenantKey } from '../tenants/lookup.js';
+
+/** `ecf_attempts.messages`: the authority's messages of one cycle, as the contract shows them. */
+const AttemptMessages = Type.Array(Type.Object({ code: Type.Integer(), value: Type.String() }));
 
 /** One submission cycle, as the contract's attempt record. */
 export const AttemptView = Type.Object({
@@ -16,7 +20,7 @@ export const AttemptView = Type.Object({
   statusCode: Type.Optional(Type.Integer()),
   statusText: Type.Optional(Type.String()),
   sequenceUsed: Type.Optional(Type.Boolean()),
-  messages: Type.Array(Type.Object({ code: Type.Integer(), value: Type.String() })),
+  messages: AttemptMessages,
   retryDecision: Type.Optional(Type.String({ description: 'auto:<code> (resent by itself) or exhausted' })),
   xmlSha256: Type.String(),
   recordedAt: Type.String({ format: 'date-time' }),
@@ -30,7 +34,7 @@ export interface AttemptInput {
   readonly statusCode?: number | null;
   readonly statusText?: string | null;
   readonly sequenceUsed?: boolean | null;
-  readonly messages: readonly { code: number; value: string }[];
+  readonly messages: Readonly<Static<typeof AttemptMessages>>;
   readonly retryDecision?: string | null;
 }
 
@@ -83,7 +87,7 @@ export async function listAttempts(engine: Engine, tenantId: string, ecfId: stri
     ...(r.status_code !== null && { statusCode: r.status_code }),
     ...(r.status_text !== null && { statusText: r.status_text }),
     ...(r.sequence_used !== null && { sequenceUsed: r.sequence_used === 1 }),
-    messages: JSON.parse(r.messages) as { code: number; value: string }[],
+    messages: parseJsonColumn(AttemptMessages, r.messages, `ecf_attempts.messages of e-CF ${ecfId}, attempt ${r.attempt}`),
     ...(r.retry_decision !== null && { retryDecision: r.retry_decision }),
     xmlSha256: r.xml_sha256 ? r.xml_sha256.toString('hex') : sent,
     recordedAt: toDominicanIso(fromRowInstant(r.recorded_at)),

@@ -1,6 +1,8 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { fromRowInstant, toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine-types.js';
 import { emit } from '../events/outbox.js';
+import { parseJsonColumn } from '../json-column.js';
 import { getSetting } from '../settings/settings.js';
 import { afterCommit, inTransaction, type Db, type Tx } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
@@ -22,15 +24,17 @@ import { currentWindow, readStatusSnapshot } from '../taxauth/authority-status.j
  * window is over and the authority answers: verificarestado says
  * Disponible after the window's end, or a submission gets through.
  */
-export interface ContingencyState {
-  readonly active: boolean;
-  readonly source: 'automatic' | 'manual' | 'window' | null;
-  readonly changedAt: string | null;
+const ContingencyValue = Type.Object({
+  active: Type.Boolean(),
+  source: Type.Union([Type.Literal('automatic'), Type.Literal('manual'), Type.Literal('window'), Type.Null()]),
+  changedAt: Type.Union([Type.String(), Type.Null()]),
   /** First transport failure since the last success. */
-  readonly failingSince: string | null;
+  failingSince: Type.Union([Type.String(), Type.Null()]),
   /** With source window: when the announced window ends (UTC ISO). */
-  readonly windowEndsAt?: string | null;
-}
+  windowEndsAt: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+/** `platform_state.value` of the key `contingency`, read through ContingencyValue. */
+export type ContingencyState = Readonly<Static<typeof ContingencyValue>>;
 
 const KEY = 'contingency';
 const NORMAL: ContingencyState = { active: false, source: null, changedAt: null, failingSince: null };
@@ -40,7 +44,7 @@ const stateRow = prepared((db, p: { key: string }) => db.selectFrom('platform_st
 
 export async function contingencyState(db: Db): Promise<ContingencyState> {
   const [row] = await stateRow(db, { key: KEY });
-  return row ? (JSON.parse(row.value) as ContingencyState) : NORMAL;
+  return row ? parseJsonColumn(ContingencyValue, row.value, `platform_state.value of ${KEY}`) : NORMAL;
 }
 
 async function save(tx: Tx, now: Date, state: ContingencyState): Promise<void> {

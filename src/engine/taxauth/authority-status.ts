@@ -1,9 +1,11 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { toDominicanIso } from '../clock.js';
 import type { Engine } from '../engine-types.js';
-import type { Environment } from '../schema-types.js';
+import { DamagedColumnError, parseJsonColumn } from '../json-column.js';
+import { Nullable, type Environment } from '../schema-types.js';
 import { taxauthAgent } from './agent.js';
 import { TaxauthError } from './errors.js';
-import { StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
+import { MaintenanceWindowValue, ServiceStatusValue, StatusClient, type MaintenanceWindow, type ServiceStatus } from './status-client.js';
 import { STATUS_SNAPSHOT_STATE, readStatusKey, statusKeyInfo } from './status-key.js';
 
 /**
@@ -27,34 +29,42 @@ export const NOT_CONFIGURED = 'status services not configured';
 
 const ENVIRONMENTS: readonly Environment[] = ['test', 'cert', 'production'];
 
-export interface EnvironmentAvailability {
+const EnvironmentAvailabilityValue = Type.Object({
   /** verificarestado's word, e.g. Disponible; null when that call failed. */
-  readonly status: string | null;
-  readonly available: boolean | null;
-}
+  status: Nullable(Type.String()),
+  available: Nullable(Type.Boolean()),
+});
+export type EnvironmentAvailability = Readonly<Static<typeof EnvironmentAvailabilityValue>>;
 
-export interface StatusSnapshot {
-  readonly v: 1;
+/** `platform_state.value` of STATUS_SNAPSHOT_STATE. */
+const StatusSnapshotValue = Type.Object({
+  v: Type.Literal(1),
   /** UTC ISO, engine.clock. */
-  readonly checkedAt: string;
-  readonly url: string;
-  readonly services: readonly ServiceStatus[] | null;
-  readonly windows: readonly MaintenanceWindow[] | null;
-  readonly environments: Readonly<Record<Environment, EnvironmentAvailability | null>>;
+  checkedAt: Type.String(),
+  url: Type.String(),
+  services: Nullable(Type.Array(ServiceStatusValue)),
+  windows: Nullable(Type.Array(MaintenanceWindowValue)),
+  environments: Type.Object({ test: Nullable(EnvironmentAvailabilityValue), cert: Nullable(EnvironmentAvailabilityValue), production: Nullable(EnvironmentAvailabilityValue) }),
   /** One line per call that failed or per window entry that could not be read. */
-  readonly problems: readonly string[];
+  problems: Type.Array(Type.String()),
   /** Every call failed for the same reason (the key refused, the host unreachable): that reason. */
-  readonly error: string | null;
-}
+  error: Nullable(Type.String()),
+});
+export type StatusSnapshot = Readonly<Static<typeof StatusSnapshotValue>>;
 
+/**
+ * The stored snapshot, read through its schema. It is a cache of the host's answer: one that does not
+ * fit (damaged, or written by another version) reads as none, so the next live ask refreshes and
+ * replaces it instead of every probe failing on it until an operator repairs the row.
+ */
 export async function readStatusSnapshot(engine: Engine): Promise<StatusSnapshot | null> {
   const row = await engine.db.selectFrom('platform_state').select('value').where('key', '=', STATUS_SNAPSHOT_STATE).executeTakeFirst();
   if (!row) return null;
   try {
-    const snapshot = JSON.parse(row.value) as StatusSnapshot;
-    return snapshot.v === 1 ? snapshot : null;
-  } catch {
-    return null;
+    return parseJsonColumn(StatusSnapshotValue, row.value, `platform_state.value of ${STATUS_SNAPSHOT_STATE}`);
+  } catch (e) {
+    if (e instanceof DamagedColumnError) return null;
+    throw e;
   }
 }
 

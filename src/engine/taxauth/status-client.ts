@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { undici } from '../net/undici.js';
-import type { Environment } from '../schema-types.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { EnvironmentSchema, Nullable, type Environment } from '../schema-types.js';
 import { TaxauthError } from './errors.js';
 import { asList, isRecord, pick, text } from './parse.js';
 import { DEFAULT_TLS, explainTlsFailure, isTlsFailure, tlsCause, type TaxauthTls } from './tls.js';
@@ -31,25 +32,29 @@ export const STATUS_PATHS = {
 /** verificarestado's `ambiente` (DT p.51): 1 PreCertificación, 2 Producción, 3 Certificación. */
 export const AMBIENTE_NUMBER: Readonly<Record<Environment, number>> = { test: 1, production: 2, cert: 3 };
 
-export interface ServiceStatus {
-  readonly service: string;
+// Schemas, not only types: the status snapshot keeps these in the store and reads them back through
+// them (authority-status.ts).
+export const ServiceStatusValue = Type.Object({
+  service: Type.String(),
   /** As the host wrote it, e.g. Disponible. */
-  readonly status: string;
+  status: Type.String(),
   /** The environment the host named; null when its name is not one we know. */
-  readonly environment: Environment | null;
+  environment: Nullable(EnvironmentSchema),
   /** true for Disponible, false for No Disponible (or maintenance), null for any other word. */
-  readonly available: boolean | null;
-}
+  available: Nullable(Type.Boolean()),
+});
+export type ServiceStatus = Readonly<Static<typeof ServiceStatusValue>>;
 
-export interface MaintenanceWindow {
+export const MaintenanceWindowValue = Type.Object({
   /** null: the host named no environment we know, so it is taken to concern all of them. */
-  readonly environment: Environment | null;
+  environment: Nullable(EnvironmentSchema),
   /** As the host wrote it. */
-  readonly ambiente: string;
+  ambiente: Type.String(),
   /** UTC ISO instants; the host writes Dominican local time (UTC-4). */
-  readonly startsAt: string;
-  readonly endsAt: string;
-}
+  startsAt: Type.String(),
+  endsAt: Type.String(),
+});
+export type MaintenanceWindow = Readonly<Static<typeof MaintenanceWindowValue>>;
 
 export interface MaintenanceSchedule {
   readonly windows: readonly MaintenanceWindow[];

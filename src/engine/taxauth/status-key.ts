@@ -1,5 +1,7 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { Engine } from '../engine-types.js';
 import { EngineError } from '../errors.js';
+import { parseJsonColumn } from '../json-column.js';
 import type { SecretStoreKind } from '../secrets/secret-store.js';
 import { inTransaction, type Db } from '../store/database.js';
 
@@ -15,12 +17,14 @@ import { inTransaction, type Db } from '../store/database.js';
 export const STATUS_KEY_STATE = 'taxauth.status_key';
 const SECRET_REF = 'taxauth/status-api-key';
 
-interface KeyRecord {
-  readonly store: SecretStoreKind;
-  readonly ref: string;
-  readonly setAt: string;
-  readonly hint: string;
-}
+/** The `platform_state` row's value: where the key rests (the secret store's kinds), its name there, when and which. */
+const KeyRecordValue = Type.Object({
+  store: Type.Union([Type.Literal('keychain'), Type.Literal('file')]),
+  ref: Type.String(),
+  setAt: Type.String(),
+  hint: Type.String(),
+});
+type KeyRecord = Readonly<Static<typeof KeyRecordValue>> & { readonly store: SecretStoreKind };
 
 export interface StatusKeyInfo {
   readonly configured: boolean;
@@ -36,7 +40,7 @@ const KEY = /^[\x21-\x7e]{8,512}$/;
 
 async function record(db: Db): Promise<KeyRecord | null> {
   const row = await db.selectFrom('platform_state').select('value').where('key', '=', STATUS_KEY_STATE).executeTakeFirst();
-  return row ? (JSON.parse(row.value) as KeyRecord) : null;
+  return row ? parseJsonColumn(KeyRecordValue, row.value, `platform_state.value of ${STATUS_KEY_STATE}`) : null;
 }
 
 /** Whether a key is set, and which, without opening it. */

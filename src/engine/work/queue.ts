@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Kysely } from 'kysely';
 import { afterCommit, type Db } from '../store/database.js';
@@ -9,6 +10,7 @@ import { ringWorkBell } from './bell.js';
 import type { WorkTable } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
 import { newId } from '../ids.js';
+import { parseJsonColumn } from '../json-column.js';
 import { holderState, ownerName } from './holder.js';
 
 /**
@@ -61,6 +63,9 @@ export async function announceWork(db: Kysely<Database>): Promise<void> {
 /** A name for this process's claims, naming the process (holder.ts); distinct per process and per call site. */
 export const leaseOwnerName = (label = 'worker'): string => ownerName(label, randomBytes(4).toString('hex'));
 
+/** `work.payload`: each kind's own shape, checked by its handler; here only that it is JSON, so a damaged row is named. */
+const WorkPayload = Type.Unknown();
+
 function toItem(row: Selectable<WorkTable>): WorkItem {
   return {
     id: row.id,
@@ -68,7 +73,7 @@ function toItem(row: Selectable<WorkTable>): WorkItem {
     tenantId: row.tenant_id,
     ref: row.ref,
     lane: row.lane,
-    payload: JSON.parse(row.payload) as unknown,
+    payload: parseJsonColumn(WorkPayload, row.payload, `work.payload of work item ${row.id}`),
     dueAt: row.due_at,
     attempts: row.attempts,
     leaseOwner: row.lease_owner,

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { dryRunIssue, IssueEcfCommand, ValidationResult } from '../../engine/documents/index.js';
 import { EcfView, ecfXml, getEcf, listEcf, ListQuery, PagedEcf } from '../../engine/ecf/index.js';
-import { issueAndWait } from '../../engine/ecf/heavy.js';
+import { issueAndWait } from '../../engine/ecf/issuing.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { ecfRepresentation, LAYOUTS, type Layout } from '../../engine/representation/index.js';
 import { problems } from '../problem.js';

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EngineError, ValidationError } from '../../engine/errors.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { getReceivedEcf, InboundSettings, issueReceiverSeed, listReceivedEcf, PagedReceivedEcf, ReceivedEcfView, ReceivedListQuery, setInboundSettings, validateReceiverSeed } from '../../engine/reception/index.js';
-import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval, APPROVAL_RECEIVED_ANSWER } from '../../engine/reception/heavy.js';
+import { CommercialApprovalBody, decideCommercialApproval, MAX_RECEIVED_BYTES, receiveEcf, receiveInboundApproval, APPROVAL_RECEIVED_ANSWER } from '../../engine/reception/receiving.js';
 import { problems } from '../problem.js';
 import { noteProblem } from '../logging.js';
 import { discardPart, readingMultipart } from './multipart-errors.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { allocate, AllocateBody, AllocatedSequence, AnnulBody, AnnulmentView, listRanges, SequenceRangeView } from '../../engine/sequences/index.js';
-import { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from '../../engine/sequences/heavy.js';
+import { annulSequences, getAnnulment, listAnnulments, retryAnnulment } from '../../engine/sequences/annulling.js';
 import { Uuid } from '../../engine/schema-types.js';
 import { problems } from '../problem.js';
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EnvironmentSchema, Uuid } from '../../engine/schema-types.js';
 import { EcfView } from '../../engine/ecf/index.js';
 import { AttemptView, EcfSending, getEcfSending, listAttempts } from '../../engine/submission/index.js';
-import { retryEcf } from '../../engine/submission/heavy.js';
+import { retryEcf } from '../../engine/submission/retrying.js';
 import { checkConnection } from '../../engine/taxauth/index.js';
 import { problems } from '../problem.js';
 

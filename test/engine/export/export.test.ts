@@ -123,11 +123,14 @@ describe('the period export', () => {
     const { h, e31, e34 } = await periodWithEveryDocument();
     const dir = tempDir('ecf-export-');
     const file = join(dir, 'marzo.zip');
-    // A closing of March (helper B writes these; kind closing.month, its data JSON text), and one of February that is not this export's.
+    // A closing of March (the journal's closings write these; kind closing.month, its data JSON text), and one of February that is not this export's.
+    // Read through the closing's schema, so each has its fields; the signature's characters show the text is carried verbatim, escaped.
     const key = await tenantKey(h.engine.db, h.tenant.id);
-    const closing = JSON.stringify({ period: '2026-03', counts: { issued: 3 }, note: 'a < b & "c"' });
+    const closingOf = (period: string, signature: string | null) =>
+      JSON.stringify({ v: 1, kind: 'month', period, from: 0, to: 1, issued: [], perpetual: [], lockedHead: { seq: 1, hash: 'ab' }, previous: { day: null, month: null }, certificate: null, signature });
+    const closing = closingOf('2026-03', 'a < b & "c"');
     await inTransaction(h.engine.db, async (tx) => {
-      appendJournal(tx, h.engine.clock.now(), { tenantKey: key, kind: 'closing.month', data: JSON.stringify({ period: '2026-02' }) });
+      appendJournal(tx, h.engine.clock.now(), { tenantKey: key, kind: 'closing.month', data: closingOf('2026-02', null) });
       appendJournal(tx, h.engine.clock.now(), { tenantKey: key, kind: 'closing.month', data: closing });
     });
     const last = await h.engine.db.selectFrom('journal').select(['seq', 'link']).where('tenant_key', '=', key).orderBy('seq', 'desc').limit(1).executeTakeFirstOrThrow();
@@ -168,7 +171,14 @@ with zipfile.ZipFile(src) as z, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) 
     expect(manifest.problems.find((p) => p.file === 'manifest.xml')?.problem).toMatch(/changed after signing/);
 
     // The walk runs in a thread of its own: what goes wrong there comes back as the same EngineError, and nothing is left.
+    // A closing entry that does not read as a closing is named, not passed over as if the month had none.
     const damaged = join(dir, 'damaged.zip');
+    await h.engine.db.updateTable('journal').set({ data: '{"period":"2026-03"}' }).where('seq', '=', last.seq).where('tenant_key', '=', key).execute();
+    const unreadClosing = await exportPeriodFile(h.engine, h.tenant.id, exportPeriod({ month: '2026-03' }), damaged).catch((e: unknown) => e);
+    expect(unreadClosing).toMatchObject({ kind: 'damaged', code: 'Store.ColumnDamaged', message: expect.stringContaining(`journal.data of closing entry ${Number(last.seq)}`) });
+    expect(readdirSync(dir).filter((f) => f.startsWith('damaged'))).toEqual([]);
+    await h.engine.db.updateTable('journal').set({ data: closing }).where('seq', '=', last.seq).where('tenant_key', '=', key).execute();
+
     const { store_key } = await h.engine.db.selectFrom('ecf').select('store_key').where('id', '=', e34.id).executeTakeFirstOrThrow();
     await h.engine.db.updateTable('ecf_documents').set({ xml: Buffer.from('not the signed e-CF') }).where('ecf_key', '=', store_key).execute();
     const thrown = await exportPeriodFile(h.engine, h.tenant.id, exportPeriod({ month: '2026-03' }), damaged).catch((e: unknown) => e);

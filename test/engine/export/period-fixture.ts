@@ -1,4 +1,4 @@
-import { annulSequences } from '../../../src/engine/sequences/heavy.js';
+import { annulSequences } from '../../../src/engine/sequences/annulling.js';
 import { invoice31 } from '../../helpers.js';
 import { receptionHarness } from '../reception/harness.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { annulSequences } from '../../../src/engine/sequences/annulments.js';
 import { verifyAudit } from '../../../src/engine/journal/index.js';
-import { verifyStore } from '../../../src/engine/store/heavy.js';
+import { verifyStore } from '../../../src/engine/store/document-upkeep.js';
 import { tenantKey } from '../../../src/engine/tenants/lookup.js';
 import { invoice31, seedIssuer, testEngine } from '../../helpers.js';
 import { entryCount, issuedSeq, rawStore, removeEntries, rewriteChain, type Raw } from './audit-helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { receivedEcfContent } from '../../../src/engine/reception/heavy.js';
+import { receivedEcfContent } from '../../../src/engine/reception/receiving.js';
 import { listReceivedEcf } from '../../../src/engine/reception/index.js';
 import { seedIssuer } from '../../helpers.js';
 import { receptionHarness } from './harness.js';

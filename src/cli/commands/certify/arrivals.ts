@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { certificationArrivals, recordArrivals } from '../../../engine/certification/heavy.js';
+import { certificationArrivals, recordArrivals } from '../../../engine/certification/receiver.js';
 
 export default class CertifyArrivals extends EcfCommand {
   static override description =

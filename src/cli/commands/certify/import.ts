@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { importWorkbook } from '../../../engine/certification/heavy.js';
+import { importWorkbook } from '../../../engine/certification/runs.js';
 import { EngineError } from '../../../engine/errors.js';
 
 export default class CertifyImport extends EcfCommand {

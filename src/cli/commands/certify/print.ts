@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { renderPrintSlots, type PrintLayout } from '../../../engine/certification/heavy.js';
+import { renderPrintSlots, type PrintLayout } from '../../../engine/certification/portal.js';
 
 export default class CertifyPrint extends EcfCommand {
   static override description = [

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { getCertification, recordPaso } from '../../../engine/certification/index.js';
-import { checkReceiver, PROBE_ISSUER_RNC, probeTraces } from '../../../engine/certification/heavy.js';
+import { checkReceiver, PROBE_ISSUER_RNC, probeTraces } from '../../../engine/certification/receiver.js';
 
 export default class CertifyReceiver extends EcfCommand {
   static override description =

@@ -3,7 +3,7 @@ import { EcfCommand } from '../../base.js';
 import { progressBar } from '../../progress.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { loadCases, requireCertification } from '../../../engine/certification/index.js';
-import { runCertificationSet, type RunEvent } from '../../../engine/certification/heavy.js';
+import { runCertificationSet, type RunEvent } from '../../../engine/certification/runs.js';
 
 export default class CertifyRun extends EcfCommand {
   static override description =

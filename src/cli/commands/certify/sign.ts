@@ -5,7 +5,7 @@ import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
 import { getCertification, recordPaso } from '../../../engine/certification/index.js';
-import { signPortalXmlForTenant, signPortalXmlWithP12 } from '../../../engine/certification/heavy.js';
+import { signPortalXmlForTenant, signPortalXmlWithP12 } from '../../../engine/certification/portal.js';
 import { askPassword, readStdinLine, stdinIsTty } from '../../prompts.js';
 
 /** `<name>.signed.xml` beside the input. */

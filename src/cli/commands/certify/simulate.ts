@@ -5,7 +5,7 @@ import { EcfCommand } from '../../base.js';
 import { progressBar } from '../../progress.js';
 import { table } from '../../render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { consumoFileName, runSimulation, type SimulationReport } from '../../../engine/certification/heavy.js';
+import { consumoFileName, runSimulation, type SimulationReport } from '../../../engine/certification/runs.js';
 import { ecfXml } from '../../../engine/ecf/index.js';
 import type { Engine } from '../../../engine/engine-types.js';
 import { EngineError } from '../../../engine/errors.js';

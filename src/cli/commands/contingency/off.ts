@@ -1,6 +1,6 @@
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { setContingency } from '../../../engine/submission/heavy.js';
+import { setContingency } from '../../../engine/submission/contingency-watch.js';
 
 export default class ContingencyOff extends EcfCommand {
   static override description = 'Leave contingency: queued submissions drain; every tenant is told';

@@ -1,6 +1,6 @@
 import { EcfCommand } from '../../base.js';
 import { record } from '../../render.js';
-import { setContingency } from '../../../engine/submission/heavy.js';
+import { setContingency } from '../../../engine/submission/contingency-watch.js';
 
 export default class ContingencyOn extends EcfCommand {
   static override description = 'Enter contingency by hand: e-CF keep being signed (marked signedDuringContingency) and wait to be sent; every tenant is told';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { annulmentText } from '../../sequence-render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { retryAnnulment } from '../../../engine/sequences/heavy.js';
+import { retryAnnulment } from '../../../engine/sequences/annulling.js';
 
 export default class SequenceAnnulRetry extends EcfCommand {
   static override description =

@@ -4,7 +4,7 @@ import { askConfirm, stdinIsTty } from '../../prompts.js';
 import { annulmentText } from '../../sequence-render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
 import { EngineError } from '../../../engine/errors.js';
-import { annulSequences } from '../../../engine/sequences/heavy.js';
+import { annulSequences } from '../../../engine/sequences/annulling.js';
 import { ENVIRONMENTS } from '../../../engine/schema-types.js';
 
 export default class SequenceAnnul extends EcfCommand {

@@ -2,7 +2,7 @@ import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { ANNULMENT_COLUMNS, annulmentRow } from '../../sequence-render.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { listAnnulments } from '../../../engine/sequences/heavy.js';
+import { listAnnulments } from '../../../engine/sequences/annulling.js';
 
 export default class SequenceAnnulments extends EcfCommand {
   static override description = "List a tenant's annulments (ANECF), newest first, with their status and the authority's answer";

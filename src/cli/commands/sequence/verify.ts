@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { resolveTenant, tenantFlag } from '../../tenant-flag.js';
-import { RESTORE_CHECK_LOOKAHEAD, verifyRangesAfterRestore, type RangeCheck } from '../../../engine/sequences/heavy.js';
+import { RESTORE_CHECK_LOOKAHEAD, verifyRangesAfterRestore, type RangeCheck } from '../../../engine/sequences/held-ranges.js';
 import { ENVIRONMENTS } from '../../../engine/schema-types.js';
 
 export default class SequenceVerify extends EcfCommand {

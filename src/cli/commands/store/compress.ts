@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { progressBar, type Progress } from '../../progress.js';
-import { CONVERT_BATCH_ROWS, convertDocuments, type ConvertProgress } from '../../../engine/store/heavy.js';
+import { CONVERT_BATCH_ROWS, convertDocuments, type ConvertProgress } from '../../../engine/store/document-upkeep.js';
 
 export default class StoreCompress extends EcfCommand {
   static override description =

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { EcfCommand } from '../../base.js';
 import { table } from '../../render.js';
 import { resolveTenant } from '../../tenant-flag.js';
-import { verifyStore } from '../../../engine/store/heavy.js';
+import { verifyStore } from '../../../engine/store/document-upkeep.js';
 
 export default class StoreVerify extends EcfCommand {
   static override description =

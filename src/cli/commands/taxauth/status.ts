@@ -14,7 +14,7 @@ export default class TaxauthStatus extends EcfCommand {
     const { flags } = await this.parse(TaxauthStatus);
     const engine = await this.engine(flags);
     const { authorityStatus, statusView } = await import('../../../engine/taxauth/index.js');
-    const { applyMaintenanceWindows } = await import('../../../engine/submission/heavy.js');
+    const { applyMaintenanceWindows } = await import('../../../engine/submission/contingency-watch.js');
     const state = await authorityStatus(engine, { refresh: flags.cached ? 'never' : 'now' });
     if (state.configured && !flags.cached) await applyMaintenanceWindows(engine);
     const now = engine.clock.now();

@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
+import { Type, type Static } from '@sinclair/typebox';
 import { sql, type Kysely } from 'kysely';
+import { parseJsonColumn } from '../../json-column.js';
 import type { Engine } from '../../engine-types.js';
 import { inTransaction } from '../database.js';
 import type { Database } from '../schema.js';
 import { sha256Of, type FrameEncoder } from './codec.js';
 import { documentStore, type DocumentStore, type KeptDigest } from './document-store.js';
-import { DocumentDamaged, type DocumentRef } from './damaged.js';
+import { DocumentDamaged, DocumentRefValue, type DocumentRef } from './damaged.js';
 import { keptContextEncoder } from './frame-encoder.js';
 import { DOCUMENT_TABLES, countRows, firstKey, keptDigest, readBatch, type DocumentColumn, type DocumentRow, type DocumentTable } from './document-tables.js';
 import { parseBlob } from './layout.js';
@@ -40,15 +42,17 @@ const COMPRESSED_BETWEEN_YIELDS = 20;
 
 const STATE_PREFIX = 'store.compress.';
 
-interface TableState {
+/** `platform_state.value` of `store.compress.<table>`: one table's cursor. */
+const TableStateValue = Type.Object({
   /** The last row key done (its batch committed). */
-  after: number | string;
-  done: boolean;
-  converted: number;
-  damaged: number;
+  after: Type.Union([Type.Number(), Type.String()]),
+  done: Type.Boolean(),
+  converted: Type.Integer(),
+  damaged: Type.Integer(),
   /** The first damaged documents found (a run resumed after a kill still reports them). */
-  damagedRefs: DocumentRef[];
-}
+  damagedRefs: Type.Array(DocumentRefValue),
+});
+type TableState = Static<typeof TableStateValue>;
 
 const KEPT_REFS = 100;
 
@@ -216,7 +220,7 @@ async function writeOne(tx: Kysely<Database>, documents: DocumentStore, spec: Do
 
 async function readStates(db: Kysely<Database>): Promise<Map<string, TableState>> {
   const rows = await db.selectFrom('platform_state').select(['key', 'value']).where('key', 'like', `${STATE_PREFIX}%`).execute();
-  return new Map(rows.map((r) => [r.key.slice(STATE_PREFIX.length), JSON.parse(r.value) as TableState]));
+  return new Map(rows.map((r) => [r.key.slice(STATE_PREFIX.length), parseJsonColumn(TableStateValue, r.value, `platform_state.value of ${r.key}`)]));
 }
 
 async function writeState(tx: Kysely<Database>, table: string, state: TableState, now: Date): Promise<void> {

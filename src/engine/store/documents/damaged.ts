@@ -1,13 +1,16 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { EngineError } from '../../errors.js';
 
 /** Which stored document a read was about: named in the error, so an operator can find it. */
-export interface DocumentRef {
-  readonly table: string;
-  readonly id: string;
+/** A schema as well as a type: the conversion keeps the first damaged refs in its cursor (convert.ts) and reads them back. */
+export const DocumentRefValue = Type.Object({
+  table: Type.String(),
+  id: Type.String(),
   /** The column, when a row keeps more than one document (rfce_xml, arecf_xml). */
-  readonly column?: string;
-  readonly encf?: string | null;
-}
+  column: Type.Optional(Type.String()),
+  encf: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+export type DocumentRef = Readonly<Static<typeof DocumentRefValue>>;
 
 export const describeDocument = (ref: DocumentRef): string =>
   `${ref.table}${ref.column ? `.${ref.column}` : ''} ${ref.id}${ref.encf ? ` (e-NCF ${ref.encf})` : ''}`;

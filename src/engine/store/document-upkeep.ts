@@ -1,4 +1,4 @@
-// The second door of engine/store: what compresses, decompresses and checks every stored document
+// The document-upkeep door of engine/store: what compresses, decompresses and checks every stored document
 // (zstd, the dictionaries, the signature verifier on demand), kept apart from ./index.ts so light
 // commands do not load it.
 export { convertDocuments, conversionPending, startBackgroundConversion, CONVERT_BATCH_ROWS, type RunningConversion, type ConvertOptions, type ConvertProgress, type ConvertReport } from './documents/convert.js';

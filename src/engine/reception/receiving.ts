@@ -1,4 +1,4 @@
-// The second door of engine/reception: receiving and answering e-CF (the XSDs, signing, the keychain).
+// The receiving door of engine/reception: receiving and answering e-CF (the XSDs, signing, the keychain).
 // Apart from ./index.ts, because the bundle keeps every module a door re-exports: a command that only
 // reads must not load these.
 export { CommercialApprovalBody, MAX_REJECTION_REASON, decideCommercialApproval } from './approve.js';
