@@ -45,6 +45,7 @@ import { qrUrlToStore } from '../signing/row-qr.js';
 import { assertEmissionOpen } from '../limits/pause.js';
 import { assertUnderMonthlyCap, noteMonthlyEmission } from '../limits/monthly-cap.js';
 import { noteOrganizationUsage } from '../limits/usage.js';
+import { modifiedHere } from './note-references.js';
 
 export interface IssueRequest {
   /** The Idempotency-Key: one e-CF per key and tenant, forever. */
@@ -388,7 +389,7 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
     taxauth: null,
     retry: null,
     updated_at: null,
-    modifies_encf: modifiedHere(doc, p.tenant.rnc),
+    modifies_encf: modifiedByNote(doc, p.tenant.rnc),
   };
   row.qr_url = qrUrlToStore({ ...row, issuer_rnc: p.tenant.rnc }, signed.qrUrl);
   const ecfKey = Number(await insertRowReturning(tx, 'ecf', row, 'store_key'));
@@ -419,15 +420,11 @@ async function complete(tx: Tx, documents: DocumentStore, staged: Staged): Promi
   return { ecf: view, created: true, waitForVerdictSeconds: p.waitForVerdictSeconds };
 }
 
-/**
- * What `ecf.modifies_encf` keeps: a note's NCFModificado, unless the
- * reference names another taxpayer (RNCOtroContribuyente) whose e-NCF it is.
- */
-function modifiedHere(doc: NormalizedDocument, issuerRnc: string): string | null {
+/** `ecf.modifies_encf` of the e-CF issued now: a note's reference, as note-references.ts modifiedHere keeps it. */
+function modifiedByNote(doc: NormalizedDocument, issuerRnc: string): string | null {
   if (doc.type !== 33 && doc.type !== 34) return null;
   const r = doc.command.reference;
-  if (!r?.modifiedNcf || (r.otherIssuerRnc && r.otherIssuerRnc !== issuerRnc)) return null;
-  return r.modifiedNcf;
+  return modifiedHere({ modified: r?.modifiedNcf, otherIssuerRnc: r?.otherIssuerRnc, issuerRnc });
 }
 
 /** The documents row points at the e-CF's store key (migration 0022), which the row just inserted was given. */

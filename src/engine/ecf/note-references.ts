@@ -13,15 +13,19 @@ const OTHER_ISSUER = /<RNCOtroContribuyente>([^<]*)<\/RNCOtroContribuyente>/;
 const ISSUER = /<RNCEmisor>([^<]*)<\/RNCEmisor>/;
 
 /**
- * What `ecf.modifies_encf` keeps for a stored note, read from its signed
- * XML: its NCFModificado, unless RNCOtroContribuyente names another taxpayer
- * whose e-NCF it is (issue.ts keeps the same from the request).
+ * What `ecf.modifies_encf` keeps for a note: its NCFModificado, unless
+ * RNCOtroContribuyente names another taxpayer, whose e-NCF it is. Issuing
+ * reads the three from the request, the fill below from the signed XML.
  */
+export function modifiedHere(reference: { modified?: string | null; otherIssuerRnc?: string | null; issuerRnc: string }): string | null {
+  const { modified, otherIssuerRnc } = reference;
+  return modified && (!otherIssuerRnc || otherIssuerRnc === reference.issuerRnc) ? modified : null;
+}
+
+/** modifiedHere of a stored note, from its signed XML. */
 export function modifiedEncfOf(xml: Buffer): string | null {
   const text = xml.toString('utf8');
-  const modified = REFERENCE.exec(text)?.[1];
-  const other = OTHER_ISSUER.exec(text)?.[1];
-  return modified && (!other || other === ISSUER.exec(text)?.[1]) ? modified : null;
+  return modifiedHere({ modified: REFERENCE.exec(text)?.[1], otherIssuerRnc: OTHER_ISSUER.exec(text)?.[1], issuerRnc: ISSUER.exec(text)?.[1] ?? '' });
 }
 
 /**

@@ -15,15 +15,11 @@ import { laneOf, RECEIVERS_GROUP, taxauthGroup } from '../work/lanes.js';
 import { enqueue } from '../work/queue.js';
 import { isApprovalAutomatic, signAcecf } from './documents.js';
 import { getReceivedEcf } from './queries.js';
-import type { ApprovalDeliveryState } from './delivery-state.js';
 import { DECISIONS, RECEIVED_COLUMNS, type Decision, type ReceivedEcfView } from './views.js';
 
 export const DELIVER_APPROVAL_KIND = 'acecf.deliver';
 export type ApprovalTarget = 'issuer' | 'taxauth';
-export interface DeliverApprovalPayload {
-  readonly approvalId: string;
-  readonly target: ApprovalTarget;
-}
+import type { ApprovalDeliveryState, DeliverApprovalPayload } from './delivery-state.js';
 
 export const MAX_REJECTION_REASON = 250;
 

@@ -7,11 +7,11 @@ import { begin, eventOfError, prepared, step, type Command, type ConversationEve
 import { complete, reschedule, type WorkItem } from '../work/queue.js';
 import { RECORDED, type WorkOutcome } from '../work/run.js';
 import { nextRung } from '../work/ladder.js';
-import type { DeliverApprovalPayload } from './approve.js';
-import { deliveryStateOf, type ApprovalDeliveryState } from './delivery-state.js';
+import { DeliverApprovalPayload, deliveryStateOf, type ApprovalDeliveryState } from './delivery-state.js';
 import { ReceiverError, describeError, postToReceiver, receiverToken } from './receiver-client.js';
 import { APPROVAL_DELIVERY_LADDER_MS, DELIVERY_CONVERSATION_LIMITS, deliveryOutcome } from './rules.js';
 import { readDecidedAcecf } from './stored.js';
+import { checkJsonColumn } from '../json-column.js';
 
 /**
  * Delivers an outgoing ACECF (NOTES §10.3, §10.5): to the issuer's receiver,
@@ -48,7 +48,7 @@ interface Attempt {
 }
 
 export async function deliverApprovalHandler(engine: Engine, item: WorkItem): Promise<WorkOutcome> {
-  const { approvalId, target } = item.payload as DeliverApprovalPayload;
+  const { approvalId, target } = checkJsonColumn(DeliverApprovalPayload, item.payload, `work.payload of work item ${item.id}`);
   const approval = await engine.db
     .selectFrom('received_ecf_approvals as a')
     .innerJoin('received_ecf as r', 'r.id', 'a.received_ecf_id')

@@ -28,3 +28,10 @@ export type DeliveryColumn = 'issuer_delivery' | 'taxauth_delivery';
 /** One delivery's state as stored; a value that does not match the schema is Store.ColumnDamaged, naming the row. */
 export const deliveryStateOf = (json: string, column: DeliveryColumn, approvalId: string): ApprovalDeliveryState =>
   parseJsonColumn(ApprovalDeliveryColumn, json, `received_ecf_approvals.${column} of ${approvalId}`);
+
+/** The payload of an `acecf.deliver` work item: which approval, to whom. */
+export const DeliverApprovalPayload = Type.Object({
+  approvalId: Type.String(),
+  target: Type.Union([Type.Literal('issuer'), Type.Literal('taxauth')]),
+});
+export type DeliverApprovalPayload = Static<typeof DeliverApprovalPayload>;

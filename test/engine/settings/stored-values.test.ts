@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../../src/engine/engine-types.js';
-import { DamagedColumnError } from '../../../src/engine/json-column.js';
 import { getSetting, getSettings, listSettings, setSetting, settingView, unsetSetting } from '../../../src/engine/settings/settings.js';
 import { createTenant } from '../../../src/engine/tenants/tenants.js';
 import { nextRnc, testEngine } from '../../helpers.js';
+import { damaged } from '../store/damaged-column.js';
 
 /** Writes a settings row behind the engine's back, as a hand edit of the store or a damaged page would. */
 async function storeRaw(engine: Engine, scope: string, key: string, value: string): Promise<void> {
   await engine.db.insertInto('settings').values({ scope, key, value, updated_at: engine.clock.now().toISOString() }).execute();
-}
-
-async function damaged(work: () => Promise<unknown>): Promise<DamagedColumnError> {
-  try {
-    await work();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DamagedColumnError);
-    return e as DamagedColumnError;
-  }
-  throw new Error('expected a DamagedColumnError, nothing was thrown');
 }
 
 describe('stored settings are read through their schema', () => {

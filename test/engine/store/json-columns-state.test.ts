@@ -3,7 +3,6 @@ import type { Engine } from '../../../src/engine/engine-types.js';
 import { issueEcf } from '../../../src/engine/ecf/issue.js';
 import { listEvents } from '../../../src/engine/events/outbox.js';
 import { runExportHandler } from '../../../src/engine/export/jobs.js';
-import { DamagedColumnError } from '../../../src/engine/json-column.js';
 import { inTransaction } from '../../../src/engine/store/database.js';
 import { conversionPending } from '../../../src/engine/store/documents/convert.js';
 import { listAttempts, recordAttempt } from '../../../src/engine/submission/attempts.js';
@@ -13,23 +12,9 @@ import { STATUS_KEY_STATE, STATUS_SNAPSHOT_STATE, statusKeyInfo } from '../../..
 import { enqueue, pendingWork } from '../../../src/engine/work/queue.js';
 import { invoice31, seedIssuer, seedTenant, testEngine } from '../../helpers.js';
 import { emitEvent } from '../webhooks/harness.js';
-
-async function damaged(work: () => unknown): Promise<DamagedColumnError> {
-  try {
-    await work();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DamagedColumnError);
-    return e as DamagedColumnError;
-  }
-  throw new Error('expected a DamagedColumnError, nothing was thrown');
-}
-
-function expectNames(err: DamagedColumnError, where: string, reason: string): void {
-  expect(err.code).toBe('Store.ColumnDamaged');
-  expect(err.kind).toBe('damaged');
-  expect(err.where).toBe(where);
-  expect(err.message).toContain(reason);
-}
+import { damaged, expectNames } from './damaged-column.js';
+import { deliverApprovalHandler } from '../../../src/engine/reception/deliver.js';
+import { sendingStateOf } from '../../../src/engine/submission/sending.js';
 
 /** Writes a platform_state row as a damaged store (or another program) would leave it. */
 async function putState(engine: Engine, key: string, value: string): Promise<void> {
@@ -124,5 +109,17 @@ describe('JSON columns of submission, the platform state, events and work are re
 
     await engine.db.updateTable('work').set({ payload: '{"id":' }).where('id', '=', id).execute();
     expectNames(await damaged(() => pendingWork(engine.db, 'export.run')), `work.payload of work item ${id}`, 'not JSON');
+  });
+
+  it("a commercial approval's delivery item without its target, and an e-CF's submission item in no phase, are named", async () => {
+    const engine = await testEngine();
+    const { tenant } = await seedTenant(engine);
+    const id = await inTransaction(engine.db, (tx) => enqueue(tx, engine.clock.now(), { kind: 'acecf.deliver', tenantId: tenant.id, ref: 'a-1', payload: { approvalId: 'a-1' } }));
+    const [item] = await pendingWork(engine.db, 'acecf.deliver');
+    expectNames(await damaged(() => deliverApprovalHandler(engine, item!)), `work.payload of work item ${id}`, 'target');
+
+    const ecf = await inTransaction(engine.db, (tx) => enqueue(tx, engine.clock.now(), { kind: 'ecf.submit', tenantId: tenant.id, ref: 'e-1', payload: { phase: 'send' } }));
+    const [submit] = await pendingWork(engine.db, 'ecf.submit');
+    expectNames(await damaged(() => sendingStateOf(submit!)), `work.payload (ecf.submit ${ecf})`, 'phase');
   });
 });

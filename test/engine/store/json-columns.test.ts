@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../../src/engine/engine-types.js';
-import { DamagedColumnError } from '../../../src/engine/json-column.js';
 import { retryOf, taxauthOf } from '../../../src/engine/ecf/views.js';
 import { closingDataOf } from '../../../src/engine/journal/closing-data.js';
 import { getCertification, startCertification } from '../../../src/engine/certification/state.js';
@@ -8,26 +7,9 @@ import { getEmitterProfile } from '../../../src/engine/tenants/emitter-profile.j
 import { createWebhook, getWebhook, listWebhooks } from '../../../src/engine/webhooks/endpoints.js';
 import { seedTenant, testEngine } from '../../helpers.js';
 import { emitEvent } from '../webhooks/harness.js';
+import { damaged, expectNames } from './damaged-column.js';
 
 const HOOK = 'https://93.184.216.34/hooks/ecf';
-
-async function damaged(work: () => unknown): Promise<DamagedColumnError> {
-  try {
-    await work();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DamagedColumnError);
-    return e as DamagedColumnError;
-  }
-  throw new Error('expected a DamagedColumnError, nothing was thrown');
-}
-
-function expectNames(err: DamagedColumnError, where: string, reason: string): void {
-  expect(err.code).toBe('Store.ColumnDamaged');
-  expect(err.kind).toBe('damaged');
-  expect(err.where).toBe(where);
-  expect(err.message).toContain(where);
-  expect(err.message).toContain(reason);
-}
 
 describe('JSON columns are read through their schema', () => {
   it('a webhook endpoint whose events are damaged names webhook_endpoints.events, on the views and on the fan-out', async () => {
